@@ -15,7 +15,13 @@ import tracemalloc
 import unittest
 import weakref
 
-from minidynamo.eval_frame import is_skipped, make_replacement, set_callback, skip
+from minidynamo.eval_frame import (
+    is_skipped,
+    make_replacement,
+    never_raising,
+    set_callback,
+    skip,
+)
 
 N_CALLS = int(os.environ.get("FRAMEHOOK_N", 100_000))
 CHECK_RSS = not os.environ.get("FRAMEHOOK_SKIP_RSS")   # meaningless under valgrind
@@ -649,3 +655,27 @@ class Tests(unittest.TestCase):
         self.assertEqual(results, [39800] * 5)
         self.assertEqual(len(set(seen)), 5)     # every thread's frames reached cb
 
+
+
+class NeverRaisingTests(unittest.TestCase):
+    """The callback installed by the compiler must never raise into CPython."""
+
+    def tearDown(self):
+        set_callback(None)
+
+    def test_failing_callback_runs_the_frame_and_logs(self):
+        def broken(code, args, g, b, c):
+            if code is add.__code__:
+                raise RuntimeError("internal failure")
+            return None
+
+        with self.assertLogs("minidynamo.eval_frame", "ERROR") as logs:
+            with hooked(never_raising(broken)):
+                self.assertEqual(add(2, 3), 5)
+        self.assertIn("frame callback failed on add", logs.output[0])
+        self.assertIn("RuntimeError: internal failure", logs.output[0])
+
+    def test_replacement_still_returned(self):
+        repl = skipped(lambda a, b: "replaced")
+        with hooked(never_raising(Recorder({add.__code__: repl}))):
+            self.assertEqual(add(2, 3), "replaced")
