@@ -15,6 +15,19 @@ import tracemalloc
 import unittest
 import weakref
 
+from minidynamo.bytecode import (
+    add_push_null,
+    assemble,
+    create_binary_subscr,
+    create_call_function,
+    create_load_const,
+    create_load_fast,
+    create_load_global,
+    create_resume,
+    create_return_value,
+    create_store_fast,
+    decode,
+)
 from minidynamo.eval_frame import (
     is_skipped,
     make_replacement,
@@ -679,3 +692,50 @@ class NeverRaisingTests(unittest.TestCase):
         repl = skipped(lambda a, b: "replaced")
         with hooked(never_raising(Recorder({add.__code__: repl}))):
             self.assertEqual(add(2, 3), "replaced")
+
+
+def squared_error(x, y):
+    z = (x - y) ** 2
+    return z * 3
+
+
+class ReassembledReplacementTests(unittest.TestCase):
+    """The hook runs code made by the bytecode layer in place of the original frame."""
+
+    def tearDown(self):
+        set_callback(None)
+
+    def test_reassembled_original_runs_in_place(self):
+        code = assemble(decode(squared_error.__code__), squared_error.__code__)
+        repl = make_replacement(code, globals(), None)
+        with hooked(Recorder({squared_error.__code__: repl})) as rec:
+            self.assertEqual(squared_error(5, 2), 27)
+        self.assertEqual(rec.names(), ["squared_error"])
+
+    def test_compiled_style_replacement(self):
+        """What the compiler emits: graph_out_0 = __compiled_fn_0(x, y); return graph_out_0[0]."""
+        compiled_calls = []
+
+        def compiled_fn(x, y):
+            compiled_calls.append((x, y))
+            return ((x - y) ** 2 * 3,)
+
+        instructions = [
+            *create_resume(),
+            *add_push_null(create_load_global("__compiled_fn_0", push_null=False)),
+            *create_load_fast("x"),
+            *create_load_fast("y"),
+            *create_call_function(2, push_null=False),
+            *create_store_fast("graph_out_0"),
+            *create_load_fast("graph_out_0"),
+            *create_load_const(0),
+            *create_binary_subscr(),
+            *create_return_value(),
+        ]
+        code = assemble(instructions, squared_error.__code__)
+        scope = dict(globals(), __compiled_fn_0=compiled_fn)
+        repl = make_replacement(code, scope, None)
+        with hooked(Recorder({squared_error.__code__: repl})):
+            self.assertEqual(squared_error(5, 2), 27)
+            self.assertEqual(squared_error(1, 1), 0)
+        self.assertEqual(compiled_calls, [(5, 2), (1, 1)])

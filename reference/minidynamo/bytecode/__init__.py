@@ -1,0 +1,66 @@
+"""The bytecode layer: CPython 3.10-3.13 code objects as one instruction vocabulary.
+
+convert_frame `decode`s a frame's code for InstructionTranslator; codegen builds new code
+with the `create_*` helpers and `assemble`s it; `dis_text` prints it for logs and golden
+files. Every difference between CPython versions in how bytecode is encoded stays here.
+"""
+
+from .assemble import assemble
+from .create import (
+    add_push_null,
+    create_binary_op,
+    create_binary_subscr,
+    create_build_tuple,
+    create_call_function,
+    create_call_function_kw,
+    create_call_method,
+    create_dup_top,
+    create_instruction,
+    create_jump_absolute,
+    create_load_attr,
+    create_load_const,
+    create_load_fast,
+    create_load_global,
+    create_load_method,
+    create_resume,
+    create_return_value,
+    create_rot_n,
+    create_store_fast,
+    create_swap,
+    create_unpack_sequence,
+)
+from .decode import decode
+from .instruction import BytecodeError, ExceptionTableEntry, Instruction, Positions, exception_table
+from .listing import dis_text
+
+__all__ = [
+    "BytecodeError",
+    "ExceptionTableEntry",
+    "Instruction",
+    "Positions",
+    "add_push_null",
+    "assemble",
+    "create_binary_op",
+    "create_binary_subscr",
+    "create_build_tuple",
+    "create_call_function",
+    "create_call_function_kw",
+    "create_call_method",
+    "create_dup_top",
+    "create_instruction",
+    "create_jump_absolute",
+    "create_load_attr",
+    "create_load_const",
+    "create_load_fast",
+    "create_load_global",
+    "create_load_method",
+    "create_resume",
+    "create_return_value",
+    "create_rot_n",
+    "create_store_fast",
+    "create_swap",
+    "create_unpack_sequence",
+    "decode",
+    "dis_text",
+    "exception_table",
+]

@@ -1,0 +1,192 @@
+"""Instructions made by name, for codegen: one call whatever CPython version runs.
+
+codegen and the resume functions build new bytecode with these helpers. Each `create_*`
+returns a list of instructions valid on the running version, choosing opcodes from the
+version table in versions.py; `create_instruction` makes one instruction of any opcode.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .arguments import ArgKind, arg_kind, carries_flag
+from .instruction import BytecodeError, Instruction
+from .versions import ENCODING, OPCODE_OF_OPERATOR_310, OPERATOR_OF_OPCODE_310, opcode_of
+
+_MISSING: Any = object()
+
+
+def create_instruction(
+    opname: str,
+    *,
+    argval: Any = _MISSING,
+    arg: int | None = None,
+    target: Instruction | None = None,
+    push_null: bool = False,
+    is_method: bool = False,
+) -> Instruction:
+    """One instruction. Give `argval` (see Instruction), or `arg` where argval is that int;
+    jumps take `target`. Raises BytecodeError if this Python has no such opcode."""
+    if opcode_of(opname) is None:
+        raise BytecodeError(f"{opname}: no such opcode on this Python")
+    if argval is _MISSING:
+        argval = _implied_argval(opname, arg)
+    return Instruction(
+        opname, argval=argval, arg=arg, target=target, push_null=push_null, is_method=is_method
+    )
+
+
+def _implied_argval(opname: str, arg: int | None) -> Any:
+    kind = arg_kind(opname)
+    if kind is ArgKind.INT and arg is not None:
+        return arg
+    if kind is ArgKind.BINARY and opname in OPERATOR_OF_OPCODE_310:
+        return OPERATOR_OF_OPCODE_310[opname]
+    if kind in (ArgKind.NONE, ArgKind.JUMP):
+        return None
+    raise BytecodeError(f"{opname}: give its argval ({kind.value})")
+
+
+def create_load_const(value: Any) -> list[Instruction]:
+    return [create_instruction("LOAD_CONST", argval=value)]
+
+
+def create_load_fast(name: str) -> list[Instruction]:
+    return [create_instruction("LOAD_FAST", argval=name)]
+
+
+def create_store_fast(name: str) -> list[Instruction]:
+    return [create_instruction("STORE_FAST", argval=name)]
+
+
+def create_load_global(name: str, *, push_null: bool) -> list[Instruction]:
+    """Load a global; push_null: also push the NULL that calling it needs (3.11+: a bit of
+    LOAD_GLOBAL; 3.10 calls without NULL)."""
+    push_null = push_null and carries_flag("LOAD_GLOBAL", "push_null")
+    return [create_instruction("LOAD_GLOBAL", argval=name, push_null=push_null)]
+
+
+def create_load_attr(name: str) -> list[Instruction]:
+    return [create_instruction("LOAD_ATTR", argval=name)]
+
+
+def create_load_method(name: str) -> list[Instruction]:
+    """Load a method for `create_call_method`: LOAD_METHOD (3.10, 3.11), LOAD_ATTR with
+    the method bit (3.12+). Leaves two items: the method and self, or NULL and the attribute."""
+    is_method = carries_flag(ENCODING.load_method, "is_method")
+    return [create_instruction(ENCODING.load_method, argval=name, is_method=is_method)]
+
+
+def add_push_null(load_instructions: list[Instruction]) -> list[Instruction]:
+    """Add the NULL that CALL expects next to the callable that `load_instructions` load.
+
+    3.11 and 3.12 want it below the callable, 3.13 above it; 3.10 calls without NULL.
+    A LOAD_GLOBAL at that end gets its NULL bit set (in place) instead of a PUSH_NULL.
+    """
+    instructions = list(load_instructions)
+    if ENCODING.null == "none":
+        return instructions
+    below = ENCODING.null == "below"
+    edge = instructions[0] if below else instructions[-1]
+    if edge.opname == "LOAD_GLOBAL" and not edge.push_null:
+        edge.push_null = True
+        return instructions
+    null = create_instruction("PUSH_NULL")
+    return [null, *instructions] if below else [*instructions, null]
+
+
+def create_call_function(nargs: int, *, push_null: bool) -> list[Instruction]:
+    """Call with the callable and `nargs` arguments on the stack.
+
+    push_null=False: the stack is already laid out as CALL wants (NULL placed by
+    add_push_null or a LOAD_GLOBAL bit, or a method and self). push_null=True: there is no
+    NULL yet; push one and rotate it into place. CALL_FUNCTION (3.10), PRECALL + CALL
+    (3.11), CALL (3.12+).
+    """
+    instructions = []
+    if push_null and ENCODING.null != "none":
+        instructions.append(create_instruction("PUSH_NULL"))
+        # Below the callable (3.11, 3.12) or between the callable and its arguments (3.13).
+        instructions += create_rot_n(nargs + 2 if ENCODING.null == "below" else nargs + 1)
+    return instructions + [create_instruction(op, argval=nargs) for op in ENCODING.call]
+
+
+def create_call_method(nargs: int) -> list[Instruction]:
+    """Call what `create_load_method` loaded, with `nargs` arguments above it."""
+    return [create_instruction(op, argval=nargs) for op in ENCODING.call_method]
+
+
+def create_call_function_kw(nargs: int, kw_names: tuple[str, ...]) -> list[Instruction]:
+    """Call with `nargs` arguments, the last len(kw_names) of them passed by keyword.
+
+    The names reach the call as LOAD_CONST (3.10, 3.13) or KW_NAMES (3.11, 3.12); the call
+    is CALL_FUNCTION_KW (3.10), PRECALL + CALL (3.11), CALL (3.12), CALL_KW (3.13).
+    The stack needs what create_call_function(push_null=False) needs.
+    """
+    names = create_instruction(ENCODING.kw_names, argval=tuple(kw_names))
+    return [names, *(create_instruction(op, argval=nargs) for op in ENCODING.call_kw)]
+
+
+def create_rot_n(n: int) -> list[Instruction]:
+    """Move the top of stack down to position n, lifting the n - 1 items above it."""
+    if n <= 1:
+        return []
+    if ENCODING.swap_copy:
+        return [create_instruction("SWAP", argval=i) for i in range(n, 1, -1)]
+    named = {2: "ROT_TWO", 3: "ROT_THREE", 4: "ROT_FOUR"}
+    if n in named:
+        return [create_instruction(named[n])]
+    return [create_instruction("ROT_N", argval=n)]
+
+
+def create_swap(n: int) -> list[Instruction]:
+    """Exchange the top of stack with the n-th item (SWAP n; on 3.10 a ROT sequence)."""
+    if n <= 1:
+        return []
+    if ENCODING.swap_copy:
+        return [create_instruction("SWAP", argval=n)]
+    # [x1 .. xn] -> ROT n -> [xn x1 .. xn-1]; each ROT n-1 then lifts x1 one step.
+    rotations = [create_rot_n(n - 1) for _ in range(n - 2)]
+    return create_rot_n(n) + [inst for rotation in rotations for inst in rotation]
+
+
+def create_dup_top() -> list[Instruction]:
+    if ENCODING.swap_copy:
+        return [create_instruction("COPY", argval=1)]
+    return [create_instruction("DUP_TOP")]
+
+
+def create_jump_absolute(target: Instruction) -> list[Instruction]:
+    """Jump to `target`; assemble picks the direction (3.11+ JUMP_FORWARD/JUMP_BACKWARD)."""
+    return [create_instruction(ENCODING.jump, target=target)]
+
+
+def create_return_value() -> list[Instruction]:
+    return [create_instruction("RETURN_VALUE")]
+
+
+def create_build_tuple(n: int) -> list[Instruction]:
+    return [create_instruction("BUILD_TUPLE", argval=n)]
+
+
+def create_binary_subscr() -> list[Instruction]:
+    return [create_instruction("BINARY_SUBSCR")]
+
+
+def create_unpack_sequence(n: int) -> list[Instruction]:
+    return [create_instruction("UNPACK_SEQUENCE", argval=n)]
+
+
+def create_binary_op(operator: str) -> list[Instruction]:
+    """A binary or in-place operator by symbol ("+", "+=", "@", ...): BINARY_OP (3.11+),
+    BINARY_ADD, INPLACE_ADD ... (3.10)."""
+    if operator not in OPCODE_OF_OPERATOR_310:  # keyed by every binary and in-place symbol
+        raise BytecodeError(f"{operator!r}: not a binary operator")
+    if ENCODING.binary_op:
+        return [create_instruction("BINARY_OP", argval=operator)]
+    return [create_instruction(OPCODE_OF_OPERATOR_310[operator])]
+
+
+def create_resume() -> list[Instruction]:
+    """The RESUME that starts every 3.11+ code object (after MAKE_CELL/COPY_FREE_VARS)."""
+    return [create_instruction("RESUME", argval=0)] if ENCODING.resume else []
