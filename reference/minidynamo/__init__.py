@@ -1,4 +1,104 @@
 """minidynamo: a readable reference implementation of TorchDynamo.
 
-The public API lives here (see DESIGN.md, "Module map").
+The public API (DESIGN.md "Module map"): `compile` returns a wrapper that installs the
+frame hook while the function runs (seed: "@torch.compile only installs the
+scaffolding"); `reset` forgets compiled code; `disable` runs a function uncompiled;
+`config` holds the knobs and `set_logs` turns on the log channels.
 """
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from minidynamo import config
+from minidynamo.logs import set_logs
+
+__all__ = ["OptimizedModule", "compile", "config", "disable", "reset", "set_logs"]
+
+
+def compile(
+    fn: Callable | None = None,
+    *,
+    backend: str | Callable = "eager",
+    fullgraph: bool = False,
+    dynamic: bool | None = None,
+) -> Any:
+    """Compile `fn` (a function or an `nn.Module`) on its calls; usable as ``@compile``
+    and ``@compile(backend=...)``. `dynamic` is accepted for torch.compile's signature;
+    shapes are static in this version."""
+    from minidynamo.backends import lookup_backend
+    from minidynamo.convert_frame import ConvertFrame
+
+    if dynamic not in (None, False, True):
+        raise TypeError(f"dynamic must be None, True or False, not {dynamic!r}")
+    if not isinstance(fullgraph, bool):
+        raise TypeError(f"fullgraph must be a bool, not {type(fullgraph).__name__}")
+    callback = ConvertFrame(lookup_backend(backend), fullgraph=fullgraph)
+    if fn is None:
+        return functools.partial(_wrap, callback=callback)
+    return _wrap(fn, callback=callback)
+
+
+def _wrap(fn: Callable, *, callback: Callable) -> Any:
+    if isinstance(fn, torch.nn.Module):
+        return OptimizedModule(fn, callback)
+    if not callable(fn):
+        raise TypeError(f"compile() expects a function or an nn.Module, not {type(fn).__name__}")
+
+    @functools.wraps(fn)
+    def compiled(*args: Any, **kwargs: Any) -> Any:
+        return _call_with_callback(callback, fn, args, kwargs)
+
+    compiled._minidynamo_compiled = True  # type: ignore[attr-defined]
+    return compiled
+
+
+def _call_with_callback(callback: Callable | None, fn: Callable, args: tuple, kwargs: dict) -> Any:
+    from minidynamo import eval_frame
+
+    previous = eval_frame.set_callback(callback)
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        eval_frame.set_callback(previous)
+
+
+def disable(fn: Callable) -> Callable:
+    """`fn`, run without compiling it or anything it calls, even inside a compiled call."""
+
+    @functools.wraps(fn)
+    def disabled(*args: Any, **kwargs: Any) -> Any:
+        return _call_with_callback(None, fn, args, kwargs)
+
+    disabled._minidynamo_disabled = True  # type: ignore[attr-defined]
+    return disabled
+
+
+def reset() -> None:
+    """Forget all compiled code, skip decisions and generated-name counters."""
+    from minidynamo import convert_frame, output_graph
+
+    convert_frame.reset()
+    output_graph.reset_unique_ids()
+
+
+class OptimizedModule(torch.nn.Module):
+    """An `nn.Module` whose calls run under the frame hook (its `forward` compiles)."""
+
+    def __init__(self, module: torch.nn.Module, callback: Callable) -> None:
+        super().__init__()
+        self._orig_mod = module
+        self._callback = callback
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        module = self._orig_mod
+        forward = type(module).forward
+        if module._forward_hooks or module._forward_pre_hooks:
+            return _call_with_callback(self._callback, module, args, kwargs)
+        # `forward` is converted even when it is library code (nn.Linear's).
+        call = self._callback.call_entry
+        return _call_with_callback(self._callback, call, (forward, (module, *args), kwargs), {})

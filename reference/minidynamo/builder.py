@@ -1,0 +1,245 @@
+"""`VariableBuilder`: a Python value from the frame -> a VariableTracker plus guards
+(seed: `VariableBuilder._wrap`, there "a very long elif chain"; here a table from type
+to wrapper). Also `wrap_fx_proxy`: the result of a graph node -> a VariableTracker.
+"""
+
+from __future__ import annotations
+
+import operator
+import types
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import torch
+
+from minidynamo import trace_rules
+from minidynamo.exc import unimplemented
+from minidynamo.source import AttrSource, GetItemSource, placeholder_name
+from minidynamo.variables.base import VariableTracker
+from minidynamo.variables.builtin import BUILTIN_HANDLERS, PURE_BUILTINS, BuiltinVariable
+from minidynamo.variables.constant import ConstantVariable, is_constant_value
+from minidynamo.variables.dicts import ConstDictVariable, SetVariable
+from minidynamo.variables.functions import (
+    SkipFunctionVariable,
+    UserFunctionVariable,
+    UserMethodVariable,
+)
+from minidynamo.variables.lists import (
+    ListVariable,
+    NamedTupleVariable,
+    SizeVariable,
+    TupleVariable,
+)
+from minidynamo.variables.misc import PythonModuleVariable
+from minidynamo.variables.nn_module import NNModuleVariable
+from minidynamo.variables.tensor import TensorVariable
+from minidynamo.variables.torch import TorchInGraphFunctionVariable
+from minidynamo.variables.user_defined import (
+    UserDefinedClassVariable,
+    UserDefinedObjectVariable,
+)
+
+if TYPE_CHECKING:
+    import torch.fx
+    from torch._guards import Source
+
+    from minidynamo.symbolic_convert import InstructionTranslatorBase
+
+# Builtin classes and functions the BuiltinVariable models.
+_BUILTIN_CALLABLES = (
+    frozenset(BUILTIN_HANDLERS)
+    | PURE_BUILTINS
+    | {value for value in vars(operator).values() if callable(value)}
+)
+
+
+def wrap_class(cls: type, source: Source | None = None) -> VariableTracker:
+    if cls in _BUILTIN_CALLABLES:
+        return BuiltinVariable(cls, source=source)
+    return UserDefinedClassVariable(cls, source=source)
+
+
+class VariableBuilder:
+    """Wraps values read from `source`; ``guard=False`` for values of library
+    namespaces (torch, the stdlib), which are assumed not to change."""
+
+    def __init__(
+        self, tx: InstructionTranslatorBase, source: Source | None, *, guard: bool = True
+    ) -> None:
+        self.tx = tx
+        self.source = source
+        self.guards = tx.output.guards if guard and source is not None else None
+
+    def __call__(self, value: object) -> VariableTracker:
+        if is_constant_value(value) and not isinstance(value, (tuple, list)):
+            return self.wrap_constant(value)
+        for types_, wrapper in _WRAPPERS:
+            if isinstance(value, types_):
+                return wrapper(self, value)
+        return self.wrap_object(value)
+
+    def child(self, source_step: Callable[[Source], Source]) -> VariableBuilder:
+        """A builder for a part of this value (an item, an attribute)."""
+        source = None if self.source is None else source_step(self.source)
+        return VariableBuilder(self.tx, source, guard=self.guards is not None)
+
+    def wrap_constant(self, value: object) -> VariableTracker:
+        if self.guards is not None:
+            self.guards.add_constant_match(self.source, value)
+        return ConstantVariable(value, source=self.source)
+
+    def wrap_tensor(self, value: torch.Tensor) -> VariableTracker:
+        output = self.tx.output
+        if self.source is None:
+            unimplemented("a tensor that cannot be reached from the frame's inputs")
+        if type(value) not in (torch.Tensor, torch.nn.Parameter):
+            unimplemented(f"tensor subclass {type(value).__qualname__}")
+        seen = output.input_by_id.get(id(value))
+        if seen is not None:
+            # The same tensor reached twice feeds one graph input (seed example f6).
+            output.guards.add_alias(self.source, seen.source)
+            return seen
+        output.guards.add_tensor_match(self.source, value)
+        fake = output.fake_mode.from_tensor(value, static_shapes=True)
+        proxy = output.create_graph_input(placeholder_name(self.source), value, fake, self.source)
+        vt = TensorVariable(proxy, fake, class_type=type(value), source=self.source)
+        output.input_by_id[id(value)] = vt
+        return vt
+
+    def wrap_size(self, value: torch.Size) -> VariableTracker:
+        if self.guards is not None:
+            self.guards.add_constant_match(self.source, value)
+        vt = SizeVariable.of(value)
+        vt.source = self.source
+        return vt
+
+    def wrap_sequence(self, value: tuple | list) -> VariableTracker:
+        if type(value) not in (tuple, list):
+            return self.wrap_object(value)
+        if self.guards is not None:
+            self.guards.add_length(self.source, value)
+        items = [
+            self.child(lambda s, i=i: GetItemSource(s, i))(item) for i, item in enumerate(value)
+        ]
+        cls = TupleVariable if type(value) is tuple else ListVariable
+        return cls(items, source=self.source)
+
+    def wrap_dict(self, value: dict) -> VariableTracker:
+        if type(value) is not dict or not all(is_constant_value(key) for key in value):
+            return self.wrap_object(value)
+        if self.guards is not None:
+            self.guards.add_dict_keys(self.source, value)
+        items = {
+            key: self.child(lambda s, k=key: GetItemSource(s, k))(item)
+            for key, item in value.items()
+        }
+        return ConstDictVariable(items, source=self.source)
+
+    def wrap_set(self, value: set | frozenset) -> VariableTracker:
+        if not is_constant_value(list(value)):
+            return self.wrap_object(value)
+        if self.guards is not None:
+            self.guards.add_constant_match(self.source, value)
+        return SetVariable([ConstantVariable(item) for item in value], source=self.source)
+
+    def wrap_module(self, value: torch.nn.Module) -> VariableTracker:
+        if self.guards is not None:
+            self.guards.add_type_match(self.source, value)
+        return NNModuleVariable(value, source=self.source)
+
+    def wrap_python_module(self, value: types.ModuleType) -> VariableTracker:
+        if self.guards is not None:
+            self.guards.add_id_match(self.source, value)
+        return PythonModuleVariable(value, source=self.source)
+
+    def wrap_function(self, value: types.FunctionType) -> VariableTracker:
+        if getattr(value, "_minidynamo_compiled", False):
+            # A compiled function called from compiled code is inlined, like any other.
+            return self.child(lambda s: AttrSource(s, "__wrapped__"))(value.__wrapped__)
+        if getattr(value, "_minidynamo_disabled", False):
+            return SkipFunctionVariable(value, "call of a function wrapped by minidynamo.disable")
+        if trace_rules.is_torch_function(value):
+            return TorchInGraphFunctionVariable(value, source=self.source)
+        if trace_rules.is_library_file(value.__code__.co_filename):
+            return SkipFunctionVariable(value, f"call of library function {value.__qualname__}")
+        if self.guards is not None:
+            # The code, not the function object: a closure made anew per call still hits
+            # (its defaults and cell contents are guarded when they are read).
+            self.guards.add_id_match(AttrSource(self.source, "__code__"), value.__code__)
+        return UserFunctionVariable(value, source=self.source)
+
+    def wrap_builtin(self, value: types.BuiltinFunctionType) -> VariableTracker:
+        if trace_rules.is_torch_function(value):
+            return TorchInGraphFunctionVariable(value, source=self.source)
+        return BuiltinVariable(value, source=self.source)
+
+    def wrap_method(self, value: types.MethodType) -> VariableTracker:
+        fn = self.child(lambda s: AttrSource(s, "__func__"))(value.__func__)
+        obj = self.child(lambda s: AttrSource(s, "__self__"))(value.__self__)
+        if not isinstance(fn, UserFunctionVariable):
+            unimplemented(f"bound method of {type(value.__self__).__qualname__}")
+        return UserMethodVariable(fn, obj)
+
+    def wrap_type(self, value: type) -> VariableTracker:
+        if value is torch.Size:
+            return TorchInGraphFunctionVariable(value, source=self.source)
+        if self.guards is not None and value not in _BUILTIN_CALLABLES:
+            self.guards.add_id_match(self.source, value)
+        return wrap_class(value, self.source)
+
+    def wrap_object(self, value: object) -> VariableTracker:
+        if self.guards is not None:
+            self.guards.add_type_match(self.source, value)
+        return UserDefinedObjectVariable(value, source=self.source)
+
+
+# First match wins: order matters where classes overlap (Parameter is a Tensor,
+# torch.Size is a tuple).
+_WRAPPERS: list[
+    tuple[type | tuple[type, ...], Callable[[VariableBuilder, Any], VariableTracker]]
+] = [
+    (torch.Tensor, VariableBuilder.wrap_tensor),
+    (torch.Size, VariableBuilder.wrap_size),
+    ((tuple, list), VariableBuilder.wrap_sequence),
+    (dict, VariableBuilder.wrap_dict),
+    ((set, frozenset), VariableBuilder.wrap_set),
+    (torch.nn.Module, VariableBuilder.wrap_module),
+    (types.ModuleType, VariableBuilder.wrap_python_module),
+    (types.FunctionType, VariableBuilder.wrap_function),
+    (types.BuiltinFunctionType, VariableBuilder.wrap_builtin),
+    (types.MethodType, VariableBuilder.wrap_method),
+    (type, VariableBuilder.wrap_type),
+]
+
+
+def wrap_fx_proxy(
+    tx: InstructionTranslatorBase, proxy: torch.fx.Proxy, example_value: Any
+) -> VariableTracker:
+    """The VariableTracker of a new graph node, given its FakeTensor example value."""
+    if isinstance(example_value, torch.Tensor):
+        return TensorVariable(proxy, example_value)
+    if isinstance(example_value, torch.Size):
+        return SizeVariable.of(example_value)
+    if isinstance(example_value, (tuple, list)):
+        items = [
+            wrap_fx_proxy(
+                tx,
+                tx.output.create_proxy(
+                    tx, "call_function", operator.getitem, (proxy, i), {}, example=item
+                ),
+                item,
+            )
+            for i, item in enumerate(example_value)
+        ]
+        if type(example_value) is list:
+            return ListVariable(items)
+        if type(example_value) is tuple:
+            return TupleVariable(items)
+        return NamedTupleVariable(items, type(example_value))
+    if example_value is None:
+        return ConstantVariable(None)
+    if isinstance(example_value, (bool, int, float)):
+        # A static number (shapes are static in this issue): no graph value needed.
+        tx.output.graph.erase_node(proxy.node)
+        return ConstantVariable(example_value)
+    unimplemented(f"graph operation returned a {type(example_value).__name__}")

@@ -1,0 +1,243 @@
+"""The frame hook's callback: per-frame policy (DESIGN.md data flow, seed "PEP 523").
+
+For each new frame: skip library code; run the guards of each cache entry of the code
+object and return the first entry whose guards pass; otherwise translate the frame
+(`InstructionTranslator`), compile its graph, and add a cache entry. Past
+`config.recompile_limit` entries, or when translation fails, the frame runs eagerly.
+"""
+
+from __future__ import annotations
+
+import builtins
+import collections
+import dataclasses
+import inspect
+import logging
+import os
+import traceback
+import types
+from collections.abc import Callable
+
+from minidynamo import config, eval_frame, logs, trace_rules
+from minidynamo.bytecode import dis_text
+from minidynamo.codegen import modified_code
+from minidynamo.exc import Unsupported
+from minidynamo.guards import CheckFunction
+from minidynamo.output_graph import OutputGraph
+from minidynamo.symbolic_convert import InstructionTranslator
+
+log = logging.getLogger("minidynamo")
+guards_log = logs.get_logger("guards")
+recompiles_log = logs.get_logger("recompiles")
+bytecode_log = logs.get_logger("bytecode")
+graph_breaks_log = logs.get_logger("graph_breaks")
+
+# Frames converted, and frames that ran eagerly after a failed conversion.
+counters: collections.Counter[str] = collections.Counter()
+
+
+@dataclasses.dataclass
+class CacheEntry:
+    """One compiled version of a code object (DESIGN.md: GuardedCode)."""
+
+    check_fn: CheckFunction
+    replacement: Callable
+    code: types.CodeType
+
+
+_cache: dict[types.CodeType, list[CacheEntry]] = {}
+_skipped_by_us: set[types.CodeType] = set()
+_warned_limit: set[types.CodeType] = set()
+
+
+def reset() -> None:
+    """Forget every cache entry and every skip decision."""
+    for code in _skipped_by_us:
+        eval_frame.skip(code, False)
+    _skipped_by_us.clear()
+    _cache.clear()
+    _warned_limit.clear()
+    counters.clear()
+
+
+def cache_entries(code: types.CodeType) -> list[CacheEntry]:
+    return list(_cache.get(code, ()))
+
+
+def _skip(code: types.CodeType) -> None:
+    eval_frame.skip(code)
+    _skipped_by_us.add(code)
+
+
+def frame_locals(code: types.CodeType, args: tuple, closure: tuple | None) -> dict:
+    """``L`` for the guards: the arguments, and the closure's cell contents."""
+    f_locals = dict(zip(code.co_varnames, args, strict=False))
+    for name, cell in zip(code.co_freevars, closure or (), strict=False):
+        try:
+            f_locals[name] = cell.cell_contents
+        except ValueError:  # an empty cell: guards on it fail
+            pass
+    return f_locals
+
+
+def flat_arguments(fn: types.FunctionType, args: tuple, kwargs: dict) -> tuple:
+    """The values the frame hook would pass for this call: parameters in co_varnames
+    order, defaults applied, then the ``*args`` tuple and the ``**kwargs`` dict."""
+    code = fn.__code__
+    if not kwargs and len(args) == code.co_argcount == eval_frame.param_count(code):
+        return args  # the common case, without the cost of inspect.signature
+    bound = inspect.signature(fn).bind(*args, **kwargs)
+    bound.apply_defaults()
+    return tuple(bound.arguments[name] for name in code.co_varnames[: eval_frame.param_count(code)])
+
+
+def where(code: types.CodeType) -> str:
+    return f"{os.path.basename(code.co_filename)}:{code.co_firstlineno}"
+
+
+class ConvertFrame:
+    """The callback installed by `minidynamo.compile`, holding its backend and options."""
+
+    def __init__(self, backend: Callable, *, fullgraph: bool = False) -> None:
+        self.backend = backend
+        self.fullgraph = fullgraph
+
+    def __call__(
+        self,
+        code: types.CodeType,
+        args: tuple,
+        f_globals: dict,
+        f_builtins: dict,
+        closure: tuple | None,
+        entry: bool = False,
+    ) -> Callable | None:
+        try:
+            return self.lookup_or_compile(code, args, f_globals, f_builtins, closure, entry)
+        except Exception as e:  # never raise into CPython: run the frame eagerly instead
+            log.warning(
+                "minidynamo: internal error while converting %s (%s), running it eagerly: %s: %s%s",
+                code.co_name,
+                where(code),
+                type(e).__name__,
+                e,
+                "\n" + traceback.format_exc() if config.verbose else "",
+            )
+            return None
+
+    def call_entry(self, fn: types.FunctionType, args: tuple, kwargs: dict) -> object:
+        """Call `fn` converting its frame even if it is library code (the `forward` of
+        a compiled `nn.Linear`), as the hook would call the callback for it."""
+        flat = flat_arguments(fn, args, kwargs)
+        f_builtins = fn.__globals__.get("__builtins__", builtins.__dict__)
+        if isinstance(f_builtins, types.ModuleType):
+            f_builtins = f_builtins.__dict__
+        # As in the C hook, frames run by the translation itself are not converted.
+        previous = eval_frame.set_callback(None)
+        try:
+            replacement = self(fn.__code__, flat, fn.__globals__, f_builtins, fn.__closure__, True)
+        finally:
+            eval_frame.set_callback(previous)
+        if replacement is None:
+            return fn(*args, **kwargs)
+        return replacement(*flat)
+
+    def lookup_or_compile(
+        self,
+        code: types.CodeType,
+        args: tuple,
+        f_globals: dict,
+        f_builtins: dict,
+        closure: tuple | None,
+        entry: bool = False,
+    ) -> Callable | None:
+        entries = _cache.get(code)
+        if entries is None:  # first sight of this code object
+            if not entry and trace_rules.skip_code(code):
+                _skip(code)
+                return None
+            entries = _cache[code] = []
+        f_locals = frame_locals(code, args, closure)
+        for entry in entries:
+            if entry.check_fn(f_locals, f_globals):
+                return entry.replacement
+        if len(entries) >= config.recompile_limit:
+            self.warn_recompile_limit(code, entries, f_locals, f_globals)
+            return None
+        if entries and recompiles_log.isEnabledFor(logging.DEBUG):
+            reasons = [entry.check_fn.failure_reason(f_locals, f_globals) for entry in entries]
+            recompiles_log.debug(
+                "Recompiling function %s in %s\n    triggered by the following guard "
+                "failure(s):\n%s",
+                code.co_name,
+                where(code),
+                "\n".join(f"    - {reason}" for reason in reasons),
+            )
+        try:
+            entry = self.compile_frame(code, args, f_globals, f_builtins, closure)
+        except Unsupported as e:
+            return self.fall_back(code, e)
+        entries.append(entry)
+        counters["frames_compiled"] += 1
+        return entry.replacement
+
+    def compile_frame(
+        self,
+        code: types.CodeType,
+        args: tuple,
+        f_globals: dict,
+        f_builtins: dict,
+        closure: tuple | None,
+    ) -> CacheEntry:
+        """Translate the frame and build its modified code and guards."""
+        output = OutputGraph(f_globals, self.backend)
+        tx = InstructionTranslator(output, code, args, f_globals, f_builtins, closure)
+        tx.run()
+        new_code = modified_code(code, tx.output_instructions)
+        check_fn = output.guards.compile()
+        f_globals.update(output.installed_globals)
+        replacement = eval_frame.make_replacement(new_code, f_globals, closure, code.co_name)
+        if guards_log.isEnabledFor(logging.DEBUG):
+            guards_log.debug("GUARDS:\n%s", output.guards.text())
+        if bytecode_log.isEnabledFor(logging.DEBUG):
+            title = (
+                f"{code.co_name} {os.path.basename(code.co_filename)} line {code.co_firstlineno}"
+            )
+            bytecode_log.debug("ORIGINAL BYTECODE %s\n%s", title, dis_text(code))
+            bytecode_log.debug("MODIFIED BYTECODE %s\n%s", title, dis_text(new_code))
+        return CacheEntry(check_fn, replacement, new_code)
+
+    def fall_back(self, code: types.CodeType, error: Unsupported) -> Callable | None:
+        """Translation failed: run this frame (and later ones of `code`) eagerly."""
+        counters["frames_failed"] += 1
+        if self.fullgraph:
+
+            def raise_unsupported(*args: object) -> None:
+                raise error
+
+            return raise_unsupported
+        if graph_breaks_log.isEnabledFor(logging.DEBUG):
+            stack = "".join(
+                f'\n  File "{file}", line {line}, in {name}\n    {text}'
+                for file, line, name, text in reversed(error.user_stack)
+            )
+            graph_breaks_log.debug(
+                "Frame %s (%s) runs eagerly: %s%s", code.co_name, where(code), error.reason, stack
+            )
+        _skip(code)
+        return None
+
+    def warn_recompile_limit(
+        self, code: types.CodeType, entries: list[CacheEntry], f_locals: dict, f_globals: dict
+    ) -> None:
+        if code in _warned_limit:
+            return
+        _warned_limit.add(code)
+        reason = entries[-1].check_fn.failure_reason(f_locals, f_globals)
+        log.warning(
+            "minidynamo: %s (%s) hit the recompile limit (%d); it runs eagerly from now on. "
+            "Last guard failure: %s",
+            code.co_name,
+            where(code),
+            config.recompile_limit,
+            reason,
+        )

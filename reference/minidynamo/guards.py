@@ -1,0 +1,188 @@
+"""Guards: the assumptions a compiled frame makes about its inputs (seed "Guards").
+
+The VariableBuilder adds a `Guard` for every input it wraps (type, value, tensor
+properties, length, identity). All guards of a cache entry are compiled into one check
+function `check(L, G)` over the frame's locals and globals; on a miss, `failure_reason`
+names the first guard that failed, for the `recompiles` log.
+Text format: DESIGN.md "Output formats" (type names, never ids).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import types
+from collections.abc import Callable
+from typing import Any
+
+import torch
+from torch._guards import Source
+
+
+@dataclasses.dataclass(frozen=True)
+class Guard:
+    """One assumption: `text` is what the logs print, `expr` what the check evaluates."""
+
+    source: Source
+    text: str
+    expr: str
+
+
+def describe(obj: object) -> str:
+    """A stable name for `obj` in guard text (ids and addresses are never printed)."""
+    if isinstance(obj, types.ModuleType):
+        return obj.__name__
+    if isinstance(obj, (type, types.FunctionType, types.BuiltinFunctionType)):
+        return obj.__qualname__
+    if isinstance(obj, types.CodeType):
+        return obj.co_name
+    return f"<{type(obj).__qualname__} object>"
+
+
+@dataclasses.dataclass(frozen=True)
+class TensorSpec:
+    """The static properties `check_tensor` compares: type, dtype, device, grad, sizes."""
+
+    type: type
+    dtype: torch.dtype
+    device: torch.device
+    requires_grad: bool
+    size: tuple[int, ...]
+    stride: tuple[int, ...]
+
+    @classmethod
+    def of(cls, t: torch.Tensor) -> TensorSpec:
+        return cls(type(t), t.dtype, t.device, t.requires_grad, tuple(t.size()), t.stride())
+
+    def matches(self, value: object) -> bool:
+        # Field by field, cheapest first: this runs on every call of compiled code.
+        return (
+            type(value) is self.type
+            and value.dtype == self.dtype  # type: ignore[attr-defined]
+            and value.requires_grad == self.requires_grad  # type: ignore[attr-defined]
+            and value.size() == self.size  # type: ignore[attr-defined]
+            and value.stride() == self.stride  # type: ignore[attr-defined]
+            and value.device == self.device  # type: ignore[attr-defined]
+        )
+
+    def __str__(self) -> str:
+        return (
+            f"{self.dtype}, device={self.device}, requires_grad={self.requires_grad}, "
+            f"size={list(self.size)}, stride={list(self.stride)}"
+        )
+
+
+def _is_nan(value: object) -> bool:
+    return isinstance(value, float) and math.isnan(value)
+
+
+class GuardSet:
+    """The ordered, de-duplicated guards of one frame, with the objects they refer to."""
+
+    def __init__(self) -> None:
+        self.guards: dict[str, Guard] = {}
+        self.namespace: dict[str, Any] = {}
+
+    def __iter__(self):
+        return iter(self.guards.values())
+
+    def __len__(self) -> int:
+        return len(self.guards)
+
+    def _bind(self, obj: object) -> str:
+        name = f"___obj{len(self.namespace)}"
+        self.namespace[name] = obj
+        return name
+
+    def _add(self, source: Source, text: str, expr: str) -> None:
+        if text not in self.guards:
+            self.guards[text] = Guard(source, text, expr)
+
+    def add_type_match(self, source: Source, value: object) -> None:
+        kind = type(value)
+        self._add(
+            source,
+            f"___check_type_id({source.name}, {describe(kind)})",
+            f"type({source.name}) is {self._bind(kind)}",
+        )
+
+    def add_constant_match(self, source: Source, value: object) -> None:
+        """Specialize on a constant: its type, and its value (seed: `L['b'] == 'Hello'`)."""
+        if value is None:
+            self._add(source, f"{source.name} is None", f"{source.name} is None")
+            return
+        self.add_type_match(source, value)
+        if _is_nan(value):
+            self._add(source, f"math.isnan({source.name})", f"{source.name} != {source.name}")
+        else:
+            self._add(
+                source, f"{source.name} == {value!r}", f"{source.name} == {self._bind(value)}"
+            )
+
+    def add_id_match(self, source: Source, value: object) -> None:
+        self._add(
+            source,
+            f"___check_obj_id({source.name}, {describe(value)})",
+            f"{source.name} is {self._bind(value)}",
+        )
+
+    def add_length(self, source: Source, value: object) -> None:
+        self.add_type_match(source, value)
+        n = len(value)  # type: ignore[arg-type]
+        self._add(source, f"len({source.name}) == {n}", f"len({source.name}) == {n}")
+
+    def add_dict_keys(self, source: Source, value: dict) -> None:
+        self.add_type_match(source, value)
+        keys = list(value.keys())
+        self._add(
+            source,
+            f"list({source.name}.keys()) == {keys!r}",
+            f"list({source.name}.keys()) == {self._bind(keys)}",
+        )
+
+    def add_tensor_match(self, source: Source, value: torch.Tensor) -> None:
+        spec = TensorSpec.of(value)
+        self._add(
+            source,
+            f"check_tensor({source.name}, {spec})",
+            f"{self._bind(spec)}.matches({source.name})",
+        )
+
+    def add_alias(self, source: Source, other: Source) -> None:
+        """`source` and `other` are the same object (one graph input serves both)."""
+        self._add(source, f"{source.name} is {other.name}", f"{source.name} is {other.name}")
+
+    def text(self) -> str:
+        return "\n".join(self.guards)
+
+    def compile(self) -> CheckFunction:
+        return CheckFunction(list(self), dict(self.namespace))
+
+
+class CheckFunction:
+    """All guards of one cache entry, compiled into a single Python function."""
+
+    def __init__(self, guards: list[Guard], namespace: dict[str, Any]) -> None:
+        self.guards = guards
+        self.namespace = namespace
+        body = " and ".join(f"({g.expr})" for g in guards) or "True"
+        self._check = self._compile(body)
+
+    def _compile(self, body: str) -> Callable[[dict, dict], bool]:
+        source = f"def ___check_guards(L, G):\n    return {body}\n"
+        scope = dict(self.namespace)
+        exec(compile(source, "<minidynamo guards>", "exec"), scope)
+        return scope["___check_guards"]
+
+    def __call__(self, f_locals: dict, f_globals: dict) -> bool:
+        try:
+            return bool(self._check(f_locals, f_globals))
+        except Exception:  # a guard on a missing item or attribute simply fails
+            return False
+
+    def failure_reason(self, f_locals: dict, f_globals: dict) -> str | None:
+        """The text of the first guard that fails on these locals, or None."""
+        for guard in self.guards:
+            if not CheckFunction([guard], self.namespace)(f_locals, f_globals):
+                return guard.text
+        return None

@@ -1,0 +1,134 @@
+"""Jumps and loops. A condition must be known at trace time (a constant, or a guarded
+input): only the path taken is followed (seed: "Dynamo removed the if statement").
+`for` loops over known sequences are unrolled: FOR_ITER takes the next item or exits.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from minidynamo.exc import unimplemented
+from minidynamo.opcodes import handler
+from minidynamo.variables.builtin import compare_identity
+from minidynamo.variables.constant import ConstantVariable
+from minidynamo.variables.lists import ListIteratorVariable
+
+if TYPE_CHECKING:
+    from minidynamo.bytecode import Instruction
+    from minidynamo.symbolic_convert import InstructionTranslatorBase
+    from minidynamo.variables.base import VariableTracker
+
+
+def is_none(value: VariableTracker) -> bool:
+    return compare_identity(value, ConstantVariable(None))
+
+
+@handler("JUMP_FORWARD")
+@handler("JUMP_ABSOLUTE", until=(3, 10))
+@handler("JUMP_BACKWARD", since=(3, 11))
+@handler("JUMP_BACKWARD_NO_INTERRUPT", since=(3, 11))
+def JUMP(tx: InstructionTranslatorBase, inst: Instruction) -> None:
+    tx.jump(inst)
+
+
+@handler("POP_JUMP_IF_FALSE", until=(3, 10))
+@handler("POP_JUMP_FORWARD_IF_FALSE", since=(3, 11), until=(3, 11))
+@handler("POP_JUMP_BACKWARD_IF_FALSE", since=(3, 11), until=(3, 11))
+@handler("POP_JUMP_IF_FALSE", since=(3, 12))
+def POP_JUMP_IF_FALSE(tx: InstructionTranslatorBase, inst: Instruction) -> None:
+    if not tx.pop().bool_value():
+        tx.jump(inst)
+
+
+@handler("POP_JUMP_IF_TRUE", until=(3, 10))
+@handler("POP_JUMP_FORWARD_IF_TRUE", since=(3, 11), until=(3, 11))
+@handler("POP_JUMP_BACKWARD_IF_TRUE", since=(3, 11), until=(3, 11))
+@handler("POP_JUMP_IF_TRUE", since=(3, 12))
+def POP_JUMP_IF_TRUE(tx: InstructionTranslatorBase, inst: Instruction) -> None:
+    if tx.pop().bool_value():
+        tx.jump(inst)
+
+
+@handler("POP_JUMP_FORWARD_IF_NONE", since=(3, 11), until=(3, 11))
+@handler("POP_JUMP_BACKWARD_IF_NONE", since=(3, 11), until=(3, 11))
+@handler("POP_JUMP_IF_NONE", since=(3, 12))
+def POP_JUMP_IF_NONE(tx: InstructionTranslatorBase, inst: Instruction) -> None:
+    if is_none(tx.pop()):
+        tx.jump(inst)
+
+
+@handler("POP_JUMP_FORWARD_IF_NOT_NONE", since=(3, 11), until=(3, 11))
+@handler("POP_JUMP_BACKWARD_IF_NOT_NONE", since=(3, 11), until=(3, 11))
+@handler("POP_JUMP_IF_NOT_NONE", since=(3, 12))
+def POP_JUMP_IF_NOT_NONE(tx: InstructionTranslatorBase, inst: Instruction) -> None:
+    if not is_none(tx.pop()):
+        tx.jump(inst)
+
+
+@handler("JUMP_IF_FALSE_OR_POP", until=(3, 11))
+def JUMP_IF_FALSE_OR_POP(tx: InstructionTranslatorBase, inst: Instruction) -> None:
+    if tx.stack[-1].bool_value():
+        tx.pop()
+    else:
+        tx.jump(inst)
+
+
+@handler("JUMP_IF_TRUE_OR_POP", until=(3, 11))
+def JUMP_IF_TRUE_OR_POP(tx: InstructionTranslatorBase, inst: Instruction) -> None:
+    if tx.stack[-1].bool_value():
+        tx.jump(inst)
+    else:
+        tx.pop()
+
+
+@handler("GET_ITER")
+def GET_ITER(tx: InstructionTranslatorBase, inst: Instruction) -> None:
+    iterable = tx.pop()
+    if isinstance(iterable, ListIteratorVariable):
+        tx.push(iterable)
+    else:
+        tx.push(ListIteratorVariable(iterable.unpack_var_sequence(tx)))
+
+
+def next_item(tx: InstructionTranslatorBase) -> VariableTracker | None:
+    iterator = tx.stack[-1]
+    if not isinstance(iterator, ListIteratorVariable):
+        unimplemented(f"FOR_ITER over {iterator!r}")
+    return iterator.next_variable()
+
+
+@handler("FOR_ITER", until=(3, 11))
+def FOR_ITER(tx: InstructionTranslatorBase, inst: Instruction) -> None:
+    item = next_item(tx)
+    if item is None:  # exhausted: pop the iterator and leave the loop
+        tx.pop()
+        tx.jump(inst)
+    else:
+        tx.push(item)
+
+
+@handler("FOR_ITER", since=(3, 12))
+def FOR_ITER_to_end_for(tx: InstructionTranslatorBase, inst: Instruction) -> None:
+    item = next_item(tx)
+    if item is None:
+        # CPython pops the iterator and skips END_FOR; jumping *to* END_FOR with a
+        # placeholder on the stack has the same effect on the symbolic stack.
+        tx.push(ConstantVariable(None))
+        tx.jump(inst)
+    else:
+        tx.push(item)
+
+
+@handler("END_FOR", since=(3, 12), until=(3, 12))
+def END_FOR_pop_two(tx: InstructionTranslatorBase, inst: Instruction) -> None:
+    tx.popn(2)
+
+
+@handler("END_FOR", since=(3, 13))
+def END_FOR(tx: InstructionTranslatorBase, inst: Instruction) -> None:
+    tx.pop()
+
+
+@handler("RAISE_VARARGS")
+def RAISE_VARARGS(tx: InstructionTranslatorBase, inst: Instruction) -> None:
+    unimplemented("raise statement (exceptions are raised by the eager frame)")

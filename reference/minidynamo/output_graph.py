@@ -1,0 +1,247 @@
+"""`OutputGraph`: the FX graph of one frame, built through proxies (seed "Generating the
+output graph"), and `compile_subgraph`, which hands it to the backend and generates the
+bytecode that calls it (DESIGN.md data flow: "at RETURN ... compile_subgraph").
+
+Example values are FakeTensors: every node is run on fakes as it is recorded, so shapes
+and dtypes are known at trace time without touching real data.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import logging
+import operator
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import torch
+import torch.fx
+import torch.utils._pytree as pytree
+from torch._guards import Source
+from torch._subclasses.fake_tensor import FakeTensorMode
+
+from minidynamo import logs
+from minidynamo.exc import unimplemented
+from minidynamo.guards import GuardSet
+
+if TYPE_CHECKING:
+    from minidynamo.bytecode import Instruction
+    from minidynamo.symbolic_convert import InstructionTranslatorBase
+    from minidynamo.variables.base import VariableTracker
+
+graph_code_log = logs.get_logger("graph_code")
+
+# Numbers `__compiled_fn_N` (and later `__resume_at_..._N`); `reset()` restarts it.
+_unique_ids = itertools.count()
+
+
+def next_unique_id() -> int:
+    return next(_unique_ids)
+
+
+def reset_unique_ids() -> None:
+    global _unique_ids
+    _unique_ids = itertools.count()
+
+
+@dataclasses.dataclass
+class GraphArg:
+    """A graph input: where it comes from in the frame, and its value at compile time."""
+
+    source: Source
+    example: Any
+    proxy: torch.fx.Proxy
+
+
+class OutputGraph:
+    """The graph under construction, its inputs, its guards and the globals it needs."""
+
+    def __init__(self, f_globals: dict, backend: Callable) -> None:
+        self.graph = torch.fx.Graph()
+        self.tracer = torch.fx.proxy.GraphAppendingTracer(self.graph)
+        self.fake_mode = FakeTensorMode()
+        self.guards = GuardSet()
+        self.input_by_id: dict[int, VariableTracker] = {}
+        self.root_globals = f_globals
+        self.installed_globals: dict[str, Any] = {}
+        self.backend = backend
+
+    def install_global(self, name: str, value: Any) -> None:
+        """`name` will be set in the frame's globals when the compiled code is installed."""
+        self.installed_globals[name] = value
+
+    # Building the graph.
+
+    def create_graph_input(
+        self, name: str, value: Any, example: Any, source: Source
+    ) -> torch.fx.Proxy:
+        """A placeholder, kept before every other node whenever it is created."""
+        first_op = next((n for n in self.graph.nodes if n.op != "placeholder"), None)
+        if first_op is None:
+            node = self.graph.placeholder(name)
+        else:
+            with self.graph.inserting_before(first_op):
+                node = self.graph.placeholder(name)
+        node.meta["example_value"] = example
+        proxy = torch.fx.Proxy(node, self.tracer)
+        node.meta["grapharg"] = GraphArg(source, value, proxy)
+        return proxy
+
+    @property
+    def graphargs(self) -> list[GraphArg]:
+        """The graph's inputs, in placeholder order."""
+        return [n.meta["grapharg"] for n in self.graph.nodes if n.op == "placeholder"]
+
+    def create_proxy(
+        self,
+        tx: InstructionTranslatorBase,
+        kind: str,
+        target: Any,
+        args: tuple,
+        kwargs: dict,
+        *,
+        example: Any,
+    ) -> torch.fx.Proxy:
+        proxy = self.tracer.create_proxy(kind, target, args, kwargs)
+        proxy.node.meta["example_value"] = example
+        proxy.node.meta["source_location"] = tx.source_location()
+        return proxy
+
+    def run_fake(self, kind: str, target: Any, args: tuple, kwargs: dict) -> Any:
+        """Run one operation on the FakeTensor example values of its arguments."""
+
+        def example(value: Any) -> Any:
+            if isinstance(value, torch.fx.Proxy):
+                return value.node.meta["example_value"]
+            return value
+
+        args, kwargs = pytree.tree_map(example, (args, kwargs))
+        try:
+            with self.fake_mode:
+                if kind == "call_method":
+                    return getattr(args[0], target)(*args[1:], **kwargs)
+                return target(*args, **kwargs)
+        except Exception as e:
+            name = target if isinstance(target, str) else getattr(target, "__name__", target)
+            unimplemented(f"{name} raised {type(e).__name__} on example values: {e}")
+
+    def call(
+        self,
+        tx: InstructionTranslatorBase,
+        kind: str,
+        target: Any,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker] | None = None,
+    ) -> VariableTracker:
+        """Record ``target(*args, **kwargs)`` in the graph; its VariableTracker."""
+        from minidynamo.builder import wrap_fx_proxy
+
+        proxy_args = tuple(arg.as_proxy() for arg in args)
+        proxy_kwargs = {key: arg.as_proxy() for key, arg in (kwargs or {}).items()}
+        example = self.run_fake(kind, target, proxy_args, proxy_kwargs)
+        proxy = self.create_proxy(tx, kind, target, proxy_args, proxy_kwargs, example=example)
+        return wrap_fx_proxy(tx, proxy, example)
+
+    # Finishing the graph.
+
+    def compile_subgraph(
+        self, tx: InstructionTranslatorBase, return_value: VariableTracker
+    ) -> list[Instruction]:
+        """Compile the graph and return the bytecode that runs it and returns
+        `return_value`: call `__compiled_fn_N`, store `graph_out_0`, rebuild, return."""
+        from minidynamo.codegen import PyCodegen
+
+        rebuild = PyCodegen(self, graph_output_var="graph_out_0")
+        rebuild(return_value)
+        outputs = list(rebuild.graph_outputs)
+        self.graph.output(tuple(outputs))
+        self.remove_unused_graphargs()
+        call_graph = PyCodegen(self, graph_output_var="graph_out_0")
+        if any(node.op not in ("placeholder", "output") for node in self.graph.nodes):
+            name = f"__compiled_fn_{next_unique_id()}"
+            self.install_global(name, self.compile_and_call_fx_graph(name))
+            call_graph.call_compiled_graph(name, [arg.source for arg in self.graphargs])
+        return call_graph.instructions + rebuild.instructions + rebuild.return_value()
+
+    def remove_unused_graphargs(self) -> None:
+        """Drop unused `getitem` nodes and placeholders (as Dynamo does before compiling)."""
+        for node in reversed(list(self.graph.nodes)):
+            if not node.users and node.op == "call_function" and node.target is operator.getitem:
+                self.graph.erase_node(node)
+        for arg in self.graphargs:
+            if not arg.proxy.node.users:
+                self.graph.erase_node(arg.proxy.node)
+
+    def compile_and_call_fx_graph(self, name: str) -> Callable:
+        gm = torch.fx.GraphModule(torch.nn.Module(), self.graph)
+        if graph_code_log.isEnabledFor(logging.DEBUG):
+            graph_code_log.debug("TRACED GRAPH\n ===== %s =====\n%s", name, graph_code(self.graph))
+        compiled = self.backend(gm, [arg.example for arg in self.graphargs])
+        if not callable(compiled):
+            unimplemented(f"backend returned a non-callable {type(compiled).__name__}")
+        return compiled
+
+
+# The graph's text in the seed's format (`graph_code` channel).
+
+
+def _repr_arg(arg: Any) -> str:
+    if isinstance(arg, torch.fx.Node):
+        return arg.name
+    if isinstance(arg, tuple):
+        inner = ", ".join(map(_repr_arg, arg))
+        return f"({inner},)" if len(arg) == 1 else f"({inner})"
+    if isinstance(arg, list):
+        return "[" + ", ".join(map(_repr_arg, arg)) + "]"
+    if isinstance(arg, dict):
+        return "{" + ", ".join(f"{k!r}: {_repr_arg(v)}" for k, v in arg.items()) + "}"
+    if isinstance(arg, slice):
+        return f"slice({_repr_arg(arg.start)}, {_repr_arg(arg.stop)}, {_repr_arg(arg.step)})"
+    return repr(arg)
+
+
+def _call_args(args: tuple, kwargs: dict) -> str:
+    parts = [_repr_arg(a) for a in args] + [f"{k} = {_repr_arg(v)}" for k, v in kwargs.items()]
+    return ", ".join(parts)
+
+
+def _node_line(node: torch.fx.Node) -> str:
+    args = node.args
+    if node.op == "call_method":
+        return (
+            f"{node.name} = {_repr_arg(args[0])}.{node.target}({_call_args(args[1:], node.kwargs)})"
+        )
+    operator_name = getattr(node.target, "__name__", "")
+    if getattr(node.target, "__module__", "") == "_operator":
+        if operator_name in torch.fx.graph.magic_methods:
+            return f"{node.name} = " + torch.fx.graph.magic_methods[operator_name].format(
+                *map(_repr_arg, args)
+            )
+        if operator_name in torch.fx.graph.inplace_methods:
+            statement = torch.fx.graph.inplace_methods[operator_name].format(*map(_repr_arg, args))
+            return f"{statement};  {node.name} = {_repr_arg(args[0])}"
+    if node.target is getattr and len(args) == 2:
+        return f"{node.name} = {_repr_arg(args[0])}.{args[1]}"
+    target = torch.fx.node._get_qualified_name(node.target)
+    return f"{node.name} = {target}({_call_args(args, node.kwargs)})"
+
+
+def graph_code(graph: torch.fx.Graph) -> str:
+    """``def forward(self, l_x_: torch.Tensor): ...`` with `# File:` comments."""
+    params = ["self"] + [f"{n.name}: torch.Tensor" for n in graph.nodes if n.op == "placeholder"]
+    lines = [f"def forward({', '.join(params)}):"]
+    location = None
+    for node in graph.nodes:
+        if node.op == "placeholder":
+            continue
+        if node.op == "output":
+            lines.append(f"    return {_repr_arg(node.args[0])}")
+            continue
+        if node.meta.get("source_location") != location:
+            location = node.meta.get("source_location")
+            if len(lines) > 1:
+                lines.append("")
+            lines.append("    # File: {}:{}, code: {}".format(*location))
+        lines.append("    " + _node_line(node))
+    return "\n".join(lines) + "\n"

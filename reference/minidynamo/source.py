@@ -1,0 +1,100 @@
+"""Sources: how to reach a value again from the frame's locals and globals (seed "Source").
+
+A `VariableTracker` built from a frame input carries its Source. `source.name` is the
+text used in guards (`L['x']`, `G['w']`, `L['l'][0]`, `G['f'].__defaults__[0]`) and in
+placeholder names; `reconstruct` emits the bytecode that loads the value again. They
+subclass torch's `Source`, which is what `ShapeEnv` expects of a source.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import re
+from typing import TYPE_CHECKING, Any
+
+from torch._guards import ChainedSource, GuardSource, Source
+
+if TYPE_CHECKING:
+    from minidynamo.codegen import PyCodegen
+
+
+def _escape(text: str) -> str:
+    """`text` made safe inside a str.format template."""
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+@dataclasses.dataclass(frozen=True)
+class LocalSource(Source):
+    """A local of the frame: a parameter, or (``is_cell``) a closure variable."""
+
+    local_name: str
+    is_cell: bool = False
+
+    @property
+    def _name_template(self) -> str:
+        return f"L[{self.local_name!r}]"
+
+    @functools.cached_property
+    def guard_source(self) -> GuardSource:
+        return GuardSource.LOCAL
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        if self.is_cell:
+            codegen.load_deref(self.local_name)
+        else:
+            codegen.load_fast(self.local_name)
+
+
+@dataclasses.dataclass(frozen=True)
+class GlobalSource(Source):
+    """A name in the frame's globals dict."""
+
+    global_name: str
+
+    @property
+    def _name_template(self) -> str:
+        return f"G[{self.global_name!r}]"
+
+    @functools.cached_property
+    def guard_source(self) -> GuardSource:
+        return GuardSource.GLOBAL
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        codegen.load_global(self.global_name)
+
+
+@dataclasses.dataclass(frozen=True)
+class GetItemSource(ChainedSource):
+    """``base[index]`` for a constant index: list and tuple items, dict values."""
+
+    index: Any
+
+    @property
+    def _name_template(self) -> str:
+        return "{0}[" + _escape(repr(self.index)) + "]"
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        self.base.reconstruct(codegen)
+        codegen.load_const(self.index)
+        codegen.subscr()
+
+
+@dataclasses.dataclass(frozen=True)
+class AttrSource(ChainedSource):
+    """``base.member``: module attributes, object attributes, function defaults ..."""
+
+    member: str
+
+    @property
+    def _name_template(self) -> str:
+        return "{0}." + _escape(self.member)
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        self.base.reconstruct(codegen)
+        codegen.load_attr(self.member)
+
+
+def placeholder_name(source: Source) -> str:
+    """The FX placeholder name of a graph input: ``L['l'][0]`` -> ``l_l_0_``."""
+    return re.sub(r"[^a-zA-Z0-9]+", "_", source.name).lower()

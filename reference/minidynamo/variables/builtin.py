@@ -1,0 +1,346 @@
+"""`BuiltinVariable`: Python's builtins, and the `operator` and `math` functions that
+the bytecode's operators map to (seed: "builtins such as abs, print").
+
+A table maps each supported builtin to its handler. Operators on tensors become
+`call_function` nodes with the `operator` function as target (seed: `sub = l_x_ - l_y_`);
+on constants they are folded; on lists, tuples and dicts they call the container's method.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from minidynamo.exc import unimplemented
+from minidynamo.variables.base import NotConstant, VariableTracker
+from minidynamo.variables.constant import ConstantVariable, fold
+from minidynamo.variables.dicts import ConstDictVariable, SetVariable, constant_key
+from minidynamo.variables.lists import (
+    BaseListVariable,
+    ListIteratorVariable,
+    ListVariable,
+    TupleVariable,
+)
+from minidynamo.variables.tensor import TensorVariable
+
+if TYPE_CHECKING:
+    from minidynamo.symbolic_convert import InstructionTranslatorBase
+
+_BINARY_NAMES = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul",
+                 "lshift", "rshift", "and_", "or_", "xor")  # fmt: skip
+
+# In-place operators fall back to the plain operator on immutable values (`t += (1,)`).
+INPLACE_TO_PLAIN = {
+    getattr(operator, "i" + name.rstrip("_")): getattr(operator, name) for name in _BINARY_NAMES
+}
+
+# `operator` functions that compute a value from their operands (binary, in-place,
+# unary and comparison operators of the bytecode).
+ARITHMETIC_OPERATORS = frozenset(
+    {getattr(operator, name) for name in _BINARY_NAMES}
+    | set(INPLACE_TO_PLAIN)
+    | {operator.neg, operator.pos, operator.invert, operator.abs, operator.lt, operator.le,
+       operator.eq, operator.ne, operator.gt, operator.ge}
+)  # fmt: skip
+
+# Container operations: the operator becomes a method call on the first operand.
+CONTAINER_METHODS = {
+    operator.add: "__add__",
+    operator.iadd: "__iadd__",
+    operator.mul: "__mul__",
+    operator.imul: "__imul__",
+    operator.getitem: "__getitem__",
+    operator.setitem: "__setitem__",
+    operator.delitem: "__delitem__",
+}
+
+OPERATOR_FUNCTIONS = (
+    ARITHMETIC_OPERATORS
+    | set(CONTAINER_METHODS)
+    | {operator.is_, operator.is_not, operator.contains, operator.not_, operator.truth}
+)
+
+# Builtins without side effects: folded when every argument is a constant.
+PURE_BUILTINS = frozenset(
+    {abs, all, any, bool, callable, chr, divmod, float, format, hash, int, len, max, min,
+     ord, pow, repr, round, sorted, str, sum, tuple, list, dict, set, frozenset, range,
+     slice, complex, bytes, isinstance, issubclass, type, reversed, enumerate, zip,
+     operator.not_, operator.truth, operator.index, operator.contains, operator.is_,
+     operator.is_not, operator.getitem}
+    | ARITHMETIC_OPERATORS
+    | {value for value in vars(math).values() if callable(value)}
+)  # fmt: skip
+
+
+def is_tensor(vt: VariableTracker) -> bool:
+    return isinstance(vt, TensorVariable)
+
+
+def compare_identity(a: VariableTracker, b: VariableTracker) -> bool:
+    """``a is b``, decided at trace time."""
+    if a is b:
+        return True
+    if a.source is not None and b.source is not None and a.source.name == b.source.name:
+        return True
+    if is_tensor(a) and is_tensor(b):
+        return a.proxy.node is b.proxy.node  # type: ignore[attr-defined]
+    if is_tensor(a) or is_tensor(b):
+        return False
+    if a.is_python_constant() and b.is_python_constant():
+        return a.as_python_constant() is b.as_python_constant()
+    if type(a) is not type(b):
+        return False
+    unimplemented(f"`is` between {a!r} and {b!r}")
+
+
+def compare_identity_or_equal(
+    tx: InstructionTranslatorBase, a: VariableTracker, b: VariableTracker
+) -> bool:
+    """The comparison behind `in`: identity first, then ``==``."""
+    if compare_identity(a, b):
+        return True
+    if is_tensor(a) or is_tensor(b):
+        unimplemented("`in` comparing tensors by value")
+    if a.is_python_constant() and b.is_python_constant():
+        return bool(a.as_python_constant() == b.as_python_constant())
+    if a.python_type() is not b.python_type():
+        return False
+    unimplemented(f"`==` between {a!r} and {b!r}")
+
+
+def call_operator(
+    tx: InstructionTranslatorBase, fn: Callable, args: list[VariableTracker]
+) -> VariableTracker:
+    """An `operator` function applied to VariableTrackers."""
+    if fn in (operator.is_, operator.is_not):
+        same = compare_identity(*args)
+        return ConstantVariable(same if fn is operator.is_ else not same)
+    if fn is operator.contains:
+        return args[0].call_method(tx, "__contains__", [args[1]], {})
+    if fn in (operator.not_, operator.truth):
+        truth = args[0].bool_value()
+        return ConstantVariable(truth if fn is operator.truth else not truth)
+    if any(is_tensor(arg) for arg in args) and (fn in ARITHMETIC_OPERATORS or is_tensor(args[0])):
+        return tx.output.call(tx, "call_function", fn, args)
+    try:
+        return fold(fn, [arg.as_python_constant() for arg in args], {})
+    except NotConstant:
+        pass
+    return call_container_operator(tx, fn, args)
+
+
+def call_container_operator(
+    tx: InstructionTranslatorBase, fn: Callable, args: list[VariableTracker]
+) -> VariableTracker:
+    """An operator on lists, tuples and dicts: a method call on the container."""
+    left, *rest = args
+    if fn is operator.mul and isinstance(rest[0], BaseListVariable):
+        return rest[0].call_method(tx, "__mul__", [left], {})
+    if fn in INPLACE_TO_PLAIN and not isinstance(left, ListVariable):
+        # `t += (1,)` on an immutable value means `t = t + (1,)`.
+        return call_operator(tx, INPLACE_TO_PLAIN[fn], args)
+    if fn in (operator.eq, operator.ne) and left.python_type() is not rest[0].python_type():
+        return ConstantVariable(fn is operator.ne)
+    if fn not in CONTAINER_METHODS:
+        unimplemented(f"operator.{fn.__name__} on {', '.join(map(repr, args))}")
+    return left.call_method(tx, CONTAINER_METHODS[fn], rest, {})
+
+
+class BuiltinVariable(VariableTracker):
+    """A builtin function or type (`len`, `range`, `int`) or an `operator`/`math` function."""
+
+    def __init__(self, fn: Callable, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.fn = fn
+
+    def __repr__(self) -> str:
+        return f"BuiltinVariable({self.fn.__name__})"
+
+    def python_type(self) -> type:
+        return type(self.fn)
+
+    def as_python_constant(self) -> Any:
+        return self.fn
+
+    def call_function(
+        self,
+        tx: InstructionTranslatorBase,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        handler = BUILTIN_HANDLERS.get(self.fn)
+        if handler is not None:
+            try:
+                return handler(tx, *args, **kwargs)
+            except TypeError as e:
+                unimplemented(f"{self.fn.__name__}() raises TypeError: {e}")
+        if self.fn in OPERATOR_FUNCTIONS:
+            if kwargs:
+                unimplemented(f"keyword arguments to operator.{self.fn.__name__}")
+            return call_operator(tx, self.fn, args)
+        if self.fn in PURE_BUILTINS:
+            values = [arg.as_python_constant() for arg in args]
+            kwvalues = {key: arg.as_python_constant() for key, arg in kwargs.items()}
+            return fold(self.fn, values, kwvalues)
+        unimplemented(f"call to builtin {self.fn.__name__}()")
+
+
+# Handlers of builtins whose arguments are not all constants.
+
+
+def _iterate(tx: InstructionTranslatorBase, iterable: VariableTracker) -> list[VariableTracker]:
+    return iterable.unpack_var_sequence(tx)
+
+
+def _call_len(tx: InstructionTranslatorBase, obj: VariableTracker) -> VariableTracker:
+    return obj.call_method(tx, "__len__", [], {})
+
+
+def _call_isinstance(
+    tx: InstructionTranslatorBase, obj: VariableTracker, classes: VariableTracker
+) -> VariableTracker:
+    return ConstantVariable(issubclass(obj.python_type(), classes.as_python_constant()))
+
+
+def _call_type(tx: InstructionTranslatorBase, obj: VariableTracker) -> VariableTracker:
+    from minidynamo.builder import wrap_class
+
+    return wrap_class(obj.python_type())
+
+
+def _call_getattr(
+    tx: InstructionTranslatorBase, obj: VariableTracker, name: VariableTracker
+) -> VariableTracker:
+    return obj.var_getattr(tx, name.as_python_constant())
+
+
+def _call_bool(
+    tx: InstructionTranslatorBase, obj: VariableTracker | None = None
+) -> VariableTracker:
+    return ConstantVariable(False if obj is None else obj.bool_value())
+
+
+def _call_list(
+    tx: InstructionTranslatorBase, iterable: VariableTracker | None = None
+) -> VariableTracker:
+    return ListVariable([] if iterable is None else _iterate(tx, iterable))
+
+
+def _call_tuple(
+    tx: InstructionTranslatorBase, iterable: VariableTracker | None = None
+) -> VariableTracker:
+    return TupleVariable([] if iterable is None else _iterate(tx, iterable))
+
+
+def _call_set(
+    tx: InstructionTranslatorBase, iterable: VariableTracker | None = None
+) -> VariableTracker:
+    return SetVariable([] if iterable is None else _iterate(tx, iterable))
+
+
+def _call_dict(
+    tx: InstructionTranslatorBase, arg: VariableTracker | None = None, **kwargs: VariableTracker
+) -> VariableTracker:
+    items: dict[Any, VariableTracker] = {}
+    if isinstance(arg, ConstDictVariable):
+        items.update(arg.items)
+    elif arg is not None:
+        for pair in _iterate(tx, arg):
+            key, value = _iterate(tx, pair)
+            items[constant_key(key)] = value
+    items.update(kwargs)
+    return ConstDictVariable(items)
+
+
+def _call_iter(tx: InstructionTranslatorBase, obj: VariableTracker) -> VariableTracker:
+    if isinstance(obj, ListIteratorVariable):
+        return obj
+    return ListIteratorVariable(_iterate(tx, obj))
+
+
+def _call_next(tx: InstructionTranslatorBase, it: VariableTracker) -> VariableTracker:
+    if not isinstance(it, ListIteratorVariable):
+        unimplemented(f"next() of {it!r}")
+    item = it.next_variable()
+    if item is None:
+        unimplemented("next() raises StopIteration")
+    return item
+
+
+def _call_enumerate(
+    tx: InstructionTranslatorBase, iterable: VariableTracker, start: VariableTracker | None = None
+) -> VariableTracker:
+    first = 0 if start is None else start.as_python_constant()
+    items = _iterate(tx, iterable)
+    return ListIteratorVariable(
+        [TupleVariable([ConstantVariable(first + i), item]) for i, item in enumerate(items)]
+    )
+
+
+def _call_zip(tx: InstructionTranslatorBase, *iterables: VariableTracker) -> VariableTracker:
+    columns = [_iterate(tx, iterable) for iterable in iterables]
+    return ListIteratorVariable([TupleVariable(list(row)) for row in zip(*columns, strict=False)])
+
+
+def _call_reversed(tx: InstructionTranslatorBase, seq: VariableTracker) -> VariableTracker:
+    return ListIteratorVariable(list(reversed(_iterate(tx, seq))))
+
+
+def _call_map(
+    tx: InstructionTranslatorBase, fn: VariableTracker, *iterables: VariableTracker
+) -> VariableTracker:
+    rows = zip(*[_iterate(tx, iterable) for iterable in iterables], strict=False)
+    return ListIteratorVariable([fn.call_function(tx, list(row), {}) for row in rows])
+
+
+def _call_sum(
+    tx: InstructionTranslatorBase, iterable: VariableTracker, start: VariableTracker | None = None
+) -> VariableTracker:
+    total = ConstantVariable(0) if start is None else start
+    for item in _iterate(tx, iterable):
+        total = call_operator(tx, operator.add, [total, item])
+    return total
+
+
+def _call_abs(tx: InstructionTranslatorBase, value: VariableTracker) -> VariableTracker:
+    return call_operator(tx, operator.abs, [value])
+
+
+def _fold_over_constants(fn: Callable) -> Callable[..., VariableTracker]:
+    """min/max/any/all/sorted on constants; a single non-constant iterable (a list
+    variable, a range) is unpacked first. Tensors are not modelled (data-dependent)."""
+
+    def handler(
+        tx: InstructionTranslatorBase, *args: VariableTracker, **kwargs: VariableTracker
+    ) -> VariableTracker:
+        if len(args) == 1 and not args[0].is_python_constant():
+            args = (TupleVariable(_iterate(tx, args[0])),)
+        values = [arg.as_python_constant() for arg in args]
+        kwvalues = {key: arg.as_python_constant() for key, arg in kwargs.items()}
+        return fold(fn, values, kwvalues)
+
+    return handler
+
+
+BUILTIN_HANDLERS: dict[Callable, Callable[..., VariableTracker]] = {
+    len: _call_len,
+    isinstance: _call_isinstance,
+    type: _call_type,
+    getattr: _call_getattr,
+    bool: _call_bool,
+    list: _call_list,
+    tuple: _call_tuple,
+    set: _call_set,
+    dict: _call_dict,
+    iter: _call_iter,
+    next: _call_next,
+    enumerate: _call_enumerate,
+    zip: _call_zip,
+    reversed: _call_reversed,
+    map: _call_map,
+    sum: _call_sum,
+    abs: _call_abs,
+    **{fn: _fold_over_constants(fn) for fn in (min, max, any, all, sorted)},
+}

@@ -1,0 +1,121 @@
+"""`ConstantVariable`: values Dynamo treats as compile-time constants (seed: "non-tensor
+values are specialized as constants"): numbers, strings, None, ranges, slices, dtypes.
+Operations on constants are folded at trace time; the frame is guarded on their value.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import TYPE_CHECKING, Any
+
+import torch
+from minidynamo.exc import unimplemented
+from minidynamo.variables.base import VariableTracker
+
+if TYPE_CHECKING:
+    from minidynamo.codegen import PyCodegen
+    from minidynamo.symbolic_convert import InstructionTranslatorBase
+    from torch._guards import Source
+
+# Immutable values whose methods have no side effects: safe to evaluate while tracing
+# and to embed in bytecode with LOAD_CONST.
+CONSTANT_TYPES: tuple[type, ...] = (
+    int,
+    float,
+    bool,
+    complex,
+    str,
+    bytes,
+    type(None),
+    type(Ellipsis),
+    type(NotImplemented),
+    range,
+    slice,
+    torch.dtype,
+    torch.device,
+    torch.layout,
+    torch.memory_format,
+    types.CodeType,
+)
+
+
+def is_constant_value(value: object) -> bool:
+    if isinstance(value, (tuple, list, frozenset)):
+        return all(is_constant_value(item) for item in value)
+    return isinstance(value, CONSTANT_TYPES)
+
+
+class ConstantVariable(VariableTracker):
+    """A constant: `ConstantVariable(int: 3)` in trace logs."""
+
+    def __init__(self, value: object, *, source: Source | None = None) -> None:
+        super().__init__(source=source)
+        self.value = value
+
+    @staticmethod
+    def create(value: object, source: Source | None = None) -> VariableTracker:
+        """A constant, or a tuple/list VariableTracker of constants."""
+        from minidynamo.variables.lists import ListVariable, TupleVariable
+
+        if isinstance(value, (tuple, list)):
+            items = [ConstantVariable.create(item) for item in value]
+            cls = TupleVariable if isinstance(value, tuple) else ListVariable
+            return cls(items, source=source)
+        return ConstantVariable(value, source=source)
+
+    def __repr__(self) -> str:
+        shown = self.value
+        if isinstance(shown, types.CodeType):  # its repr has an address
+            shown = f"<code object {shown.co_name}>"
+        return f"ConstantVariable({type(self.value).__name__}: {shown!r})"
+
+    def python_type(self) -> type:
+        return type(self.value)
+
+    def as_python_constant(self) -> Any:
+        return self.value
+
+    def as_proxy(self) -> Any:
+        return self.value
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        codegen.load_const(self.value)
+
+    def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
+        from minidynamo.variables.misc import GetAttrVariable
+
+        try:
+            attr = getattr(self.value, name)
+        except AttributeError:
+            unimplemented(f"{type(self.value).__name__} has no attribute {name!r}")
+        if callable(attr) and not isinstance(attr, CONSTANT_TYPES):
+            return GetAttrVariable(self, name)
+        return ConstantVariable.create(attr)
+
+    def call_method(
+        self,
+        tx: InstructionTranslatorBase,
+        name: str,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        values = [arg.as_python_constant() for arg in args]
+        kwvalues = {key: arg.as_python_constant() for key, arg in kwargs.items()}
+        return fold(getattr(self.value, name), values, kwvalues)
+
+    def unpack_var_sequence(self, tx: InstructionTranslatorBase) -> list[VariableTracker]:
+        if isinstance(self.value, (str, bytes, range, frozenset)):
+            return [ConstantVariable.create(item) for item in self.value]
+        return super().unpack_var_sequence(tx)
+
+
+def fold(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> VariableTracker:
+    """Evaluate a side-effect-free call on constants now; if it raises, the frame runs
+    eagerly so that the user sees CPython's own exception."""
+    try:
+        result = fn(*args, **kwargs)
+    except Exception as e:
+        unimplemented(f"constant folding raised {type(e).__name__}: {e}")
+    if not is_constant_value(result):
+        unimplemented(f"constant folding produced a {type(result).__name__}")
+    return ConstantVariable.create(result)

@@ -1,0 +1,235 @@
+"""Dicts and sets with constant keys (seed: guards are also added "during dict
+operations"; here an input dict's key list is guarded when it is wrapped).
+
+`ConstDictVariable` maps Python constants to VariableTrackers; `SetVariable` holds
+constants only. As with lists, only dicts and sets created in the frame are mutated.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from minidynamo.exc import unimplemented
+from minidynamo.variables.base import VariableTracker
+from minidynamo.variables.constant import ConstantVariable
+from minidynamo.variables.lists import ListIteratorVariable, TupleVariable, check_mutable
+
+if TYPE_CHECKING:
+    from minidynamo.codegen import PyCodegen
+    from minidynamo.symbolic_convert import InstructionTranslatorBase
+    from torch._guards import Source
+
+
+def constant_key(key: VariableTracker) -> Any:
+    value = key.as_python_constant()
+    try:
+        hash(value)
+    except TypeError:
+        unimplemented(f"unhashable dict key of type {type(value).__name__}")
+    return value
+
+
+class ConstDictVariable(VariableTracker):
+    """A `dict` whose keys are constants and whose values are VariableTrackers."""
+
+    def __init__(self, items: dict[Any, VariableTracker], *, source: Source | None = None) -> None:
+        super().__init__(source=source)
+        self.items = dict(items)
+
+    def __repr__(self) -> str:
+        return f"ConstDictVariable(length={len(self.items)})"
+
+    def python_type(self) -> type:
+        return dict
+
+    def as_python_constant(self) -> Any:
+        return {key: value.as_python_constant() for key, value in self.items.items()}
+
+    def as_proxy(self) -> Any:
+        return {key: value.as_proxy() for key, value in self.items.items()}
+
+    def bool_value(self) -> bool:
+        return bool(self.items)
+
+    def unpack_var_sequence(self, tx: InstructionTranslatorBase) -> list[VariableTracker]:
+        return [ConstantVariable.create(key) for key in self.items]
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        if self.source is not None:
+            self.source.reconstruct(codegen)
+            return
+        for key, value in self.items.items():
+            codegen.load_const(key)
+            codegen(value)
+        codegen.build(dict, len(self.items))
+
+    def method_len(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        return ConstantVariable(len(self.items))
+
+    def method_getitem(
+        self, tx: InstructionTranslatorBase, key: VariableTracker
+    ) -> VariableTracker:
+        k = constant_key(key)
+        if k not in self.items:
+            unimplemented(f"KeyError: {k!r}")
+        return self.items[k]
+
+    def method_get(
+        self,
+        tx: InstructionTranslatorBase,
+        key: VariableTracker,
+        default: VariableTracker | None = None,
+    ) -> VariableTracker:
+        return self.items.get(constant_key(key), default or ConstantVariable(None))
+
+    def method_contains(
+        self, tx: InstructionTranslatorBase, key: VariableTracker
+    ) -> VariableTracker:
+        return ConstantVariable(constant_key(key) in self.items)
+
+    def method_iter(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        return ListIteratorVariable(self.unpack_var_sequence(tx))
+
+    def method_keys(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        return DictViewVariable(self, "keys")
+
+    def method_values(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        return DictViewVariable(self, "values")
+
+    def method_items(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        return DictViewVariable(self, "items")
+
+    def method_copy(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        return ConstDictVariable(self.items)
+
+    def method_setitem(
+        self, tx: InstructionTranslatorBase, key: VariableTracker, value: VariableTracker
+    ) -> VariableTracker:
+        check_mutable(self)
+        self.items[constant_key(key)] = value
+        return ConstantVariable(None)
+
+    def method_delitem(
+        self, tx: InstructionTranslatorBase, key: VariableTracker
+    ) -> VariableTracker:
+        check_mutable(self)
+        self.method_getitem(tx, key)
+        del self.items[constant_key(key)]
+        return ConstantVariable(None)
+
+    def method_pop(
+        self,
+        tx: InstructionTranslatorBase,
+        key: VariableTracker,
+        default: VariableTracker | None = None,
+    ) -> VariableTracker:
+        check_mutable(self)
+        k = constant_key(key)
+        if k not in self.items and default is None:
+            unimplemented(f"KeyError: {k!r}")
+        return self.items.pop(k, default)
+
+    def method_setdefault(
+        self,
+        tx: InstructionTranslatorBase,
+        key: VariableTracker,
+        default: VariableTracker | None = None,
+    ) -> VariableTracker:
+        check_mutable(self)
+        return self.items.setdefault(constant_key(key), default or ConstantVariable(None))
+
+    def method_update(
+        self, tx: InstructionTranslatorBase, other: VariableTracker | None = None, **kwargs: Any
+    ) -> VariableTracker:
+        check_mutable(self)
+        if other is not None:
+            if not isinstance(other, ConstDictVariable):
+                unimplemented(f"dict.update({other!r})")
+            self.items.update(other.items)
+        self.items.update(kwargs)
+        return ConstantVariable(None)
+
+    def method_clear(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        check_mutable(self)
+        self.items.clear()
+        return ConstantVariable(None)
+
+
+class DictViewVariable(VariableTracker):
+    """`d.keys()`, `d.values()` or `d.items()` of a ConstDictVariable."""
+
+    def __init__(self, dict_vt: ConstDictVariable, kind: str) -> None:
+        super().__init__()
+        self.dict_vt = dict_vt
+        self.kind = kind
+
+    def __repr__(self) -> str:
+        return f"DictViewVariable({self.kind})"
+
+    def unpack_var_sequence(self, tx: InstructionTranslatorBase) -> list[VariableTracker]:
+        items = self.dict_vt.items
+        if self.kind == "keys":
+            return [ConstantVariable.create(key) for key in items]
+        if self.kind == "values":
+            return list(items.values())
+        return [TupleVariable([ConstantVariable.create(k), v]) for k, v in items.items()]
+
+    def method_iter(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        return ListIteratorVariable(self.unpack_var_sequence(tx))
+
+    def method_len(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        return ConstantVariable(len(self.dict_vt.items))
+
+    def method_contains(
+        self, tx: InstructionTranslatorBase, key: VariableTracker
+    ) -> VariableTracker:
+        if self.kind != "keys":
+            unimplemented(f"`in` on dict {self.kind}()")
+        return self.dict_vt.method_contains(tx, key)
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        codegen.call_method_of(self.dict_vt, self.kind)
+
+
+class SetVariable(VariableTracker):
+    """A `set` of constants."""
+
+    def __init__(self, items: list[VariableTracker], *, source: Source | None = None) -> None:
+        super().__init__(source=source)
+        self.values = {constant_key(item) for item in items}
+
+    def __repr__(self) -> str:
+        return f"SetVariable(length={len(self.values)})"
+
+    def python_type(self) -> type:
+        return set
+
+    def as_python_constant(self) -> Any:
+        return set(self.values)
+
+    def bool_value(self) -> bool:
+        return bool(self.values)
+
+    def unpack_var_sequence(self, tx: InstructionTranslatorBase) -> list[VariableTracker]:
+        return [ConstantVariable.create(value) for value in self.values]
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        for value in self.values:
+            codegen.load_const(value)
+        codegen.build(set, len(self.values))
+
+    def method_len(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        return ConstantVariable(len(self.values))
+
+    def method_contains(
+        self, tx: InstructionTranslatorBase, item: VariableTracker
+    ) -> VariableTracker:
+        return ConstantVariable(constant_key(item) in self.values)
+
+    def method_iter(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        return ListIteratorVariable(self.unpack_var_sequence(tx))
+
+    def method_add(self, tx: InstructionTranslatorBase, item: VariableTracker) -> VariableTracker:
+        check_mutable(self)
+        self.values.add(constant_key(item))
+        return ConstantVariable(None)

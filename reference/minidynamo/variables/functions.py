@@ -1,0 +1,271 @@
+"""User functions, inlined into the caller's graph (seed: "InliningInstructionTranslator").
+
+`UserFunctionVariable` wraps a real function, `NestedUserFunctionVariable` one created by
+MAKE_FUNCTION inside the traced code, `UserMethodVariable` a function bound to an
+object. Calling any of them binds the arguments as CPython would (defaults, keyword-only,
+``*args``, ``**kwargs``) and runs the function's bytecode symbolically.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+import types
+from typing import TYPE_CHECKING, Any
+
+from minidynamo.exc import unimplemented
+from minidynamo.source import AttrSource, GetItemSource, GlobalSource
+from minidynamo.variables.base import VariableTracker
+from minidynamo.variables.constant import ConstantVariable
+from minidynamo.variables.dicts import ConstDictVariable
+from minidynamo.variables.lists import TupleVariable
+from minidynamo.variables.misc import CellVariable
+
+if TYPE_CHECKING:
+    from minidynamo.codegen import PyCodegen
+    from minidynamo.symbolic_convert import InstructionTranslatorBase
+    from torch._guards import Source
+
+CO_GENERATOR_LIKE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+
+
+def bind_args(
+    code: types.CodeType,
+    f_globals: dict,
+    defaults: tuple[VariableTracker, ...],
+    kwdefaults: dict[str, VariableTracker],
+    args: list[VariableTracker],
+    kwargs: dict[str, VariableTracker],
+) -> dict[str, VariableTracker]:
+    """Bind VariableTrackers to parameters exactly as CPython binds values."""
+    cells = tuple(types.CellType() for _ in code.co_freevars)
+    template = types.FunctionType(code, f_globals, code.co_name, defaults, cells)
+    template.__kwdefaults__ = kwdefaults
+    signature = inspect.signature(template)
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError as e:
+        unimplemented(f"call of {code.co_name}() raises TypeError: {e}")
+    bound.apply_defaults()
+    result: dict[str, VariableTracker] = {}
+    for name, value in bound.arguments.items():
+        kind = signature.parameters[name].kind
+        if kind is inspect.Parameter.VAR_POSITIONAL:
+            value = TupleVariable(list(value))
+        elif kind is inspect.Parameter.VAR_KEYWORD:
+            value = ConstDictVariable(dict(value))
+        # inspect calls a comprehension's `.0` parameter `implicit0`.
+        if name not in code.co_varnames:
+            name = "." + name.removeprefix("implicit")
+        result[name] = value
+    return result
+
+
+class BaseUserFunctionVariable(VariableTracker):
+    """What the InliningInstructionTranslator needs to know about a Python function."""
+
+    def get_code(self) -> types.CodeType:
+        raise NotImplementedError
+
+    def get_globals(self) -> dict:
+        raise NotImplementedError
+
+    def bind_args(
+        self,
+        tx: InstructionTranslatorBase,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> dict[str, VariableTracker]:
+        raise NotImplementedError
+
+    def closure_cells(self, tx: InstructionTranslatorBase) -> dict[str, CellVariable]:
+        raise NotImplementedError
+
+    def python_type(self) -> type:
+        return types.FunctionType
+
+    def call_function(
+        self,
+        tx: InstructionTranslatorBase,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        if self.get_code().co_flags & CO_GENERATOR_LIKE:
+            unimplemented(f"call of generator or coroutine function {self.get_code().co_name}")
+        return tx.inline_user_function_return(self, args, kwargs)
+
+    def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
+        if name != "__name__":
+            unimplemented(f"function attribute {name!r}")
+        return ConstantVariable(self.get_code().co_name)
+
+
+def globals_source(tx: InstructionTranslatorBase, f_globals: dict) -> Any:
+    """How LOAD_GLOBAL in a function with these globals is reached from the frame:
+    directly, or through the function's module installed as ``__import_<module>``."""
+    if f_globals is tx.output.root_globals:
+        return GlobalSource
+    module = sys.modules.get(f_globals.get("__name__", ""))
+    if module is None or module.__dict__ is not f_globals:
+        return lambda name: None
+    alias = "__import_" + module.__name__.replace(".", "_dot_")
+    tx.output.install_global(alias, module)
+    return lambda name: AttrSource(GlobalSource(alias), name)
+
+
+class UserFunctionVariable(BaseUserFunctionVariable):
+    """A Python function object that already exists (a global, an argument ...)."""
+
+    def __init__(self, fn: types.FunctionType, *, source: Source | None = None) -> None:
+        super().__init__(source=source)
+        self.fn = fn
+
+    def __repr__(self) -> str:
+        return f"UserFunctionVariable({self.fn.__qualname__})"
+
+    def as_python_constant(self) -> Any:
+        return self.fn
+
+    def get_code(self) -> types.CodeType:
+        return self.fn.__code__
+
+    def get_globals(self) -> dict:
+        return self.fn.__globals__
+
+    def _wrap_part(
+        self, tx: InstructionTranslatorBase, value: object, attribute: str, key: Any
+    ) -> VariableTracker:
+        """Wrap a default value, sourced as ``fn.__defaults__[i]`` / ``__kwdefaults__[k]``."""
+        from minidynamo.builder import VariableBuilder
+
+        source = None
+        if self.source is not None:
+            source = GetItemSource(AttrSource(self.source, attribute), key)
+        return VariableBuilder(tx, source)(value)
+
+    def bind_args(
+        self,
+        tx: InstructionTranslatorBase,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> dict[str, VariableTracker]:
+        defaults = tuple(
+            self._wrap_part(tx, value, "__defaults__", i)
+            for i, value in enumerate(self.fn.__defaults__ or ())
+        )
+        kwdefaults = {
+            name: self._wrap_part(tx, value, "__kwdefaults__", name)
+            for name, value in (self.fn.__kwdefaults__ or {}).items()
+        }
+        return bind_args(self.get_code(), self.fn.__globals__, defaults, kwdefaults, args, kwargs)
+
+    def closure_cells(self, tx: InstructionTranslatorBase) -> dict[str, CellVariable]:
+        cells = {}
+        for i, (name, cell) in enumerate(
+            zip(self.fn.__code__.co_freevars, self.fn.__closure__ or (), strict=False)
+        ):
+            source = None
+            if self.source is not None:
+                source = AttrSource(
+                    GetItemSource(AttrSource(self.source, "__closure__"), i), "cell_contents"
+                )
+            cells[name] = CellVariable(source=source, real_cell=cell)
+        return cells
+
+
+class NestedUserFunctionVariable(BaseUserFunctionVariable):
+    """A function created while tracing (MAKE_FUNCTION): a nested def, lambda or
+    comprehension; its closure holds this trace's own CellVariables."""
+
+    def __init__(
+        self,
+        code: types.CodeType,
+        f_globals: dict,
+        *,
+        defaults: VariableTracker | None = None,
+        kwdefaults: VariableTracker | None = None,
+        closure: VariableTracker | None = None,
+    ) -> None:
+        super().__init__()
+        self.code = code
+        self.f_globals = f_globals
+        self.defaults = defaults
+        self.kwdefaults = kwdefaults
+        self.closure = closure
+
+    def __repr__(self) -> str:
+        return f"NestedUserFunctionVariable({self.code.co_name})"
+
+    def get_code(self) -> types.CodeType:
+        return self.code
+
+    def get_globals(self) -> dict:
+        return self.f_globals
+
+    def bind_args(
+        self,
+        tx: InstructionTranslatorBase,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> dict[str, VariableTracker]:
+        defaults = tuple(self.defaults.unpack_var_sequence(tx)) if self.defaults else ()
+        kwdefaults = {}
+        if self.kwdefaults is not None:
+            kwdefaults = dict(self.kwdefaults.items)  # type: ignore[attr-defined]
+        return bind_args(self.code, self.f_globals, defaults, kwdefaults, args, kwargs)
+
+    def closure_cells(self, tx: InstructionTranslatorBase) -> dict[str, CellVariable]:
+        cells = self.closure.unpack_var_sequence(tx) if self.closure else []
+        return dict(zip(self.code.co_freevars, cells, strict=False))  # type: ignore[arg-type]
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        unimplemented(f"returning the nested function {self.code.co_name} from a frame")
+
+
+class UserMethodVariable(VariableTracker):
+    """A function bound to an object: calling it passes the object as first argument."""
+
+    def __init__(self, fn: BaseUserFunctionVariable, obj: VariableTracker) -> None:
+        super().__init__()
+        self.fn = fn
+        self.obj = obj
+
+    def __repr__(self) -> str:
+        return f"UserMethodVariable({self.fn!r}, {self.obj!r})"
+
+    def python_type(self) -> type:
+        return types.MethodType
+
+    def call_function(
+        self,
+        tx: InstructionTranslatorBase,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        return self.fn.call_function(tx, [self.obj, *args], kwargs)
+
+
+class SkipFunctionVariable(VariableTracker):
+    """A function the tracer does not enter: library code, or `minidynamo.disable`."""
+
+    def __init__(self, value: Any, reason: str, *, source: Source | None = None) -> None:
+        super().__init__(source=source)
+        self.value = value
+        self.reason = reason
+
+    def __repr__(self) -> str:
+        return f"SkipFunctionVariable({getattr(self.value, '__qualname__', '?')})"
+
+    def python_type(self) -> type:
+        return type(self.value)
+
+    def as_python_constant(self) -> Any:
+        return self.value
+
+    def call_function(
+        self,
+        tx: InstructionTranslatorBase,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        unimplemented(self.reason)

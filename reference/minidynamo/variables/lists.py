@@ -1,0 +1,291 @@
+"""Lists, tuples, `torch.Size` and list iterators (seed: `ListVariable`, `BUILD_LIST`).
+
+A sequence is a Python list of VariableTrackers. Lists created inside the frame are
+mutated in place, as CPython would; lists that came from the frame's inputs are
+read-only here (replaying their mutations is a later issue, see `check_mutable`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import torch
+from minidynamo.exc import unimplemented
+from minidynamo.variables.base import VariableTracker
+from minidynamo.variables.constant import ConstantVariable
+
+if TYPE_CHECKING:
+    from minidynamo.codegen import PyCodegen
+    from minidynamo.symbolic_convert import InstructionTranslatorBase
+    from torch._guards import Source
+
+
+def check_mutable(vt: VariableTracker) -> None:
+    """The SideEffects hook point: only objects created in this frame may be mutated."""
+    if vt.source is not None:
+        unimplemented(f"mutation of {vt.source.name} (side effects on inputs are not replayed)")
+
+
+def constant_index(index: VariableTracker) -> Any:
+    value = index.as_python_constant()
+    if not isinstance(value, (int, slice)):
+        unimplemented(f"sequence index of type {type(value).__name__}")
+    return value
+
+
+class BaseListVariable(VariableTracker):
+    """Common behaviour of lists and tuples."""
+
+    python_cls: type = list
+
+    def __init__(self, items: list[VariableTracker], *, source: Source | None = None) -> None:
+        super().__init__(source=source)
+        self.items = list(items)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(length={len(self.items)})"
+
+    def python_type(self) -> type:
+        return self.python_cls
+
+    def as_python_constant(self) -> Any:
+        return self.python_cls(item.as_python_constant() for item in self.items)
+
+    def as_proxy(self) -> Any:
+        return self.python_cls(item.as_proxy() for item in self.items)
+
+    def bool_value(self) -> bool:
+        return bool(self.items)
+
+    def unpack_var_sequence(self, tx: InstructionTranslatorBase) -> list[VariableTracker]:
+        return list(self.items)
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        # An input is returned as the very same object; a new sequence is rebuilt.
+        if self.source is not None:
+            self.source.reconstruct(codegen)
+            return
+        for item in self.items:
+            codegen(item)
+        codegen.build(self.python_cls, len(self.items))
+
+    def new(self, items: list[VariableTracker]) -> BaseListVariable:
+        return type(self)(items)
+
+    # Methods shared by lists and tuples.
+
+    def method_len(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        return ConstantVariable(len(self.items))
+
+    def method_getitem(
+        self, tx: InstructionTranslatorBase, index: VariableTracker
+    ) -> VariableTracker:
+        key = constant_index(index)
+        if isinstance(key, slice):
+            return self.new(self.items[key])
+        if not -len(self.items) <= key < len(self.items):
+            unimplemented("sequence index out of range")
+        return self.items[key]
+
+    def method_iter(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        return ListIteratorVariable(list(self.items))
+
+    def method_add_op(
+        self, tx: InstructionTranslatorBase, other: VariableTracker
+    ) -> VariableTracker:
+        if type(other) is not type(self):
+            unimplemented(f"{self!r} + {other!r}")
+        return self.new(self.items + other.items)  # type: ignore[attr-defined]
+
+    def method_mul_op(
+        self, tx: InstructionTranslatorBase, count: VariableTracker
+    ) -> VariableTracker:
+        return self.new(self.items * count.as_python_constant())
+
+    def method_contains(
+        self, tx: InstructionTranslatorBase, value: VariableTracker
+    ) -> VariableTracker:
+        from minidynamo.variables.builtin import compare_identity_or_equal
+
+        found = any(compare_identity_or_equal(tx, item, value) for item in self.items)
+        return ConstantVariable(found)
+
+    def method_index(
+        self, tx: InstructionTranslatorBase, value: VariableTracker
+    ) -> VariableTracker:
+        return ConstantVariable(self.as_python_constant().index(value.as_python_constant()))
+
+    def method_count(
+        self, tx: InstructionTranslatorBase, value: VariableTracker
+    ) -> VariableTracker:
+        return ConstantVariable(self.as_python_constant().count(value.as_python_constant()))
+
+
+class TupleVariable(BaseListVariable):
+    python_cls = tuple
+
+
+class SizeVariable(TupleVariable):
+    """`tensor.shape` / `tensor.size()`: a tuple of ints, static in this issue."""
+
+    python_cls = torch.Size
+
+    @staticmethod
+    def of(size: torch.Size) -> SizeVariable:
+        return SizeVariable([ConstantVariable(int(d)) for d in size])
+
+    def as_python_constant(self) -> Any:
+        return torch.Size([item.as_python_constant() for item in self.items])
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        codegen.load_const(self.as_python_constant())
+
+
+class NamedTupleVariable(TupleVariable):
+    """A structseq result of a torch op, e.g. `x.max(dim=0)` with `.values`/`.indices`."""
+
+    def __init__(
+        self, items: list[VariableTracker], tuple_cls: type, *, source: Source | None = None
+    ) -> None:
+        super().__init__(items, source=source)
+        self.tuple_cls = tuple_cls
+
+    def python_type(self) -> type:
+        return self.tuple_cls
+
+    def new(self, items: list[VariableTracker]) -> BaseListVariable:
+        return TupleVariable(items)
+
+    def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
+        # namedtuple classes have _fields; torch's structseq return types __match_args__.
+        fields = getattr(self.tuple_cls, "_fields", None) or self.tuple_cls.__match_args__
+        if name not in fields:
+            return super().var_getattr(tx, name)
+        return self.items[list(fields).index(name)]
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        codegen.load_callable(self.tuple_cls)
+        for item in self.items:
+            codegen(item)
+        codegen.build(tuple, len(self.items))
+        codegen.call(1)
+
+
+class ListVariable(BaseListVariable):
+    python_cls = list
+
+    def method_setitem(
+        self, tx: InstructionTranslatorBase, index: VariableTracker, value: VariableTracker
+    ) -> VariableTracker:
+        check_mutable(self)
+        key = constant_index(index)
+        if isinstance(key, slice):
+            self.items[key] = value.unpack_var_sequence(tx)
+        else:
+            self.items[key] = value
+        return ConstantVariable(None)
+
+    def method_delitem(
+        self, tx: InstructionTranslatorBase, index: VariableTracker
+    ) -> VariableTracker:
+        check_mutable(self)
+        del self.items[constant_index(index)]
+        return ConstantVariable(None)
+
+    def method_append(
+        self, tx: InstructionTranslatorBase, value: VariableTracker
+    ) -> VariableTracker:
+        check_mutable(self)
+        self.items.append(value)
+        return ConstantVariable(None)
+
+    def method_extend(
+        self, tx: InstructionTranslatorBase, values: VariableTracker
+    ) -> VariableTracker:
+        check_mutable(self)
+        self.items.extend(values.unpack_var_sequence(tx))
+        return ConstantVariable(None)
+
+    def method_iadd_op(
+        self, tx: InstructionTranslatorBase, values: VariableTracker
+    ) -> VariableTracker:
+        self.method_extend(tx, values)
+        return self
+
+    def method_imul_op(
+        self, tx: InstructionTranslatorBase, count: VariableTracker
+    ) -> VariableTracker:
+        check_mutable(self)
+        self.items *= count.as_python_constant()
+        return self
+
+    def method_insert(
+        self, tx: InstructionTranslatorBase, index: VariableTracker, value: VariableTracker
+    ) -> VariableTracker:
+        check_mutable(self)
+        self.items.insert(index.as_python_constant(), value)
+        return ConstantVariable(None)
+
+    def method_pop(
+        self, tx: InstructionTranslatorBase, index: VariableTracker | None = None
+    ) -> VariableTracker:
+        check_mutable(self)
+        if not self.items:
+            unimplemented("pop from an empty list")
+        return self.items.pop(-1 if index is None else index.as_python_constant())
+
+    def method_remove(
+        self, tx: InstructionTranslatorBase, value: VariableTracker
+    ) -> VariableTracker:
+        check_mutable(self)
+        del self.items[self.method_index(tx, value).as_python_constant()]
+        return ConstantVariable(None)
+
+    def method_clear(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        check_mutable(self)
+        self.items.clear()
+        return ConstantVariable(None)
+
+    def method_reverse(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        check_mutable(self)
+        self.items.reverse()
+        return ConstantVariable(None)
+
+    def method_sort(
+        self, tx: InstructionTranslatorBase, *, reverse: VariableTracker | None = None
+    ) -> VariableTracker:
+        check_mutable(self)
+        descending = bool(reverse and reverse.as_python_constant())
+        self.items = ConstantVariable.create(
+            sorted(self.as_python_constant(), reverse=descending)
+        ).items  # type: ignore[attr-defined]
+        return ConstantVariable(None)
+
+    def method_copy(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        return ListVariable(self.items)
+
+
+class ListIteratorVariable(VariableTracker):
+    """The iterator of an unrolled `for` loop: items are known at trace time."""
+
+    def __init__(self, items: list[VariableTracker]) -> None:
+        super().__init__()
+        self.items = items
+        self.index = 0
+
+    def __repr__(self) -> str:
+        return f"ListIteratorVariable(length={len(self.items)}, index={self.index})"
+
+    def next_variable(self) -> VariableTracker | None:
+        """The next item, or None when the iterator is exhausted."""
+        if self.index >= len(self.items):
+            return None
+        self.index += 1
+        return self.items[self.index - 1]
+
+    def unpack_var_sequence(self, tx: InstructionTranslatorBase) -> list[VariableTracker]:
+        rest, self.index = self.items[self.index :], len(self.items)
+        return rest
+
+    def method_iter(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        return self

@@ -1,0 +1,105 @@
+"""Small VariableTrackers: the NULL of the call protocol, bound attributes, closure
+cells and Python modules."""
+
+from __future__ import annotations
+
+import types
+from typing import TYPE_CHECKING
+
+from minidynamo.exc import unimplemented
+from minidynamo.source import AttrSource
+from minidynamo.variables.base import VariableTracker
+
+if TYPE_CHECKING:
+    from minidynamo.symbolic_convert import InstructionTranslatorBase
+    from torch._guards import Source
+
+
+class NullVariable(VariableTracker):
+    """The NULL that 3.11+ pushes beside a callable (PUSH_NULL, LOAD_GLOBAL's low bit)."""
+
+    def __repr__(self) -> str:
+        return "NullVariable"
+
+
+class GetAttrVariable(VariableTracker):
+    """``obj.name`` for a method not yet called: calling it is ``obj.call_method(name)``."""
+
+    def __init__(self, obj: VariableTracker, name: str) -> None:
+        super().__init__()
+        self.obj = obj
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"GetAttrVariable({self.obj!r}, {self.name})"
+
+    def call_function(
+        self,
+        tx: InstructionTranslatorBase,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        return self.obj.call_method(tx, self.name, args, kwargs)
+
+
+class CellVariable(VariableTracker):
+    """A closure cell. Cells made by the traced code hold a VariableTracker; cells of
+    the compiled frame's own closure are read from the real cell when first used."""
+
+    def __init__(
+        self,
+        contents: VariableTracker | None = None,
+        *,
+        source: Source | None = None,
+        real_cell: types.CellType | None = None,
+    ) -> None:
+        super().__init__(source=source)
+        self._contents = contents
+        self.real_cell = real_cell
+
+    def load(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        if self._contents is None and self.real_cell is not None and self.source is not None:
+            from minidynamo.builder import VariableBuilder
+
+            try:
+                value = self.real_cell.cell_contents
+            except ValueError:
+                unimplemented("read of an empty closure cell")
+            self._contents = VariableBuilder(tx, self.source)(value)
+        if self._contents is None:
+            unimplemented("read of a closure variable before assignment")
+        return self._contents
+
+    def store(self, value: VariableTracker) -> None:
+        if self.real_cell is not None:
+            unimplemented("assignment to a variable of the enclosing function (nonlocal)")
+        self._contents = value
+
+
+class PythonModuleVariable(VariableTracker):
+    """A module object (`torch`, `math`, a user module): attributes are looked up on it."""
+
+    def __init__(self, value: types.ModuleType, *, source: Source | None = None) -> None:
+        super().__init__(source=source)
+        self.value = value
+
+    def __repr__(self) -> str:
+        return f"PythonModuleVariable({self.value.__name__})"
+
+    def python_type(self) -> type:
+        return types.ModuleType
+
+    def as_python_constant(self) -> object:
+        return self.value
+
+    def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
+        from minidynamo.builder import VariableBuilder
+        from minidynamo.trace_rules import is_library_module
+
+        if not hasattr(self.value, name):
+            unimplemented(f"module {self.value.__name__} has no attribute {name!r}")
+        source = None if self.source is None else AttrSource(self.source, name)
+        value = getattr(self.value, name)
+        # Library namespaces (torch, the stdlib) are assumed fixed: no guard per attribute.
+        guard = not is_library_module(self.value)
+        return VariableBuilder(tx, source, guard=guard)(value)

@@ -1,0 +1,162 @@
+"""`TensorVariable`: a tensor in the graph (seed "Generating the output graph").
+
+It holds the FX proxy of the node that produces the tensor and a FakeTensor example
+value. Tensor methods become `call_method` nodes; static properties (dtype, shape,
+`size()`, `dim()`) are read from the FakeTensor and become constants, as the frame is
+guarded on them.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import TYPE_CHECKING, Any
+
+import torch
+from minidynamo.exc import unimplemented
+from minidynamo.variables.base import VariableTracker
+from minidynamo.variables.constant import ConstantVariable
+
+if TYPE_CHECKING:
+    import torch.fx
+    from minidynamo.codegen import PyCodegen
+    from minidynamo.symbolic_convert import InstructionTranslatorBase
+    from torch._guards import Source
+
+# Properties that are fixed by the TENSOR_MATCH guard, so they are constants here.
+STATIC_ATTRIBUTES = frozenset(
+    {
+        "dtype",
+        "device",
+        "shape",
+        "ndim",
+        "requires_grad",
+        "is_cuda",
+        "is_sparse",
+        "layout",
+        "is_leaf",
+        "is_quantized",
+        "is_meta",
+        "itemsize",
+    }
+)
+
+# Methods answered from the example value without a graph node.
+STATIC_METHODS = frozenset(
+    {
+        "size",
+        "dim",
+        "ndimension",
+        "numel",
+        "nelement",
+        "stride",
+        "is_contiguous",
+        "is_floating_point",
+        "is_complex",
+        "element_size",
+        "get_device",
+        "__len__",
+    }
+)
+
+# Methods whose result depends on the data, or that leave the graph's world.
+DATA_DEPENDENT_METHODS = frozenset(
+    {
+        "item",
+        "tolist",
+        "numpy",
+        "backward",
+        "__bool__",
+        "__index__",
+        "__int__",
+        "__float__",
+        "data_ptr",
+        "untyped_storage",
+        "storage",
+        "nonzero",
+        "unique",
+    }
+)
+
+
+class TensorVariable(VariableTracker):
+    """A tensor produced by (or fed into) the FX graph."""
+
+    def __init__(
+        self,
+        proxy: torch.fx.Proxy,
+        example_value: torch.Tensor,
+        *,
+        class_type: type = torch.Tensor,
+        source: Source | None = None,
+    ) -> None:
+        super().__init__(source=source)
+        self.proxy = proxy
+        self.example_value = example_value
+        self.class_type = class_type
+        # Placeholders keep their source-derived name; other nodes take the name of
+        # the first local they are stored to (seed: `z = sub ** 2`).
+        self.name_is_set = proxy.node.op == "placeholder"
+
+    def python_type(self) -> type:
+        return self.class_type
+
+    def as_proxy(self) -> Any:
+        return self.proxy
+
+    def bool_value(self) -> bool:
+        unimplemented("data-dependent control flow: the truth value of a tensor")
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        # An input is reloaded from the frame; a computed tensor is a graph output.
+        if self.source is not None:
+            self.source.reconstruct(codegen)
+        else:
+            codegen.load_graph_output(self.proxy.node)
+
+    def set_name_hint(self, name: str) -> None:
+        if not self.name_is_set:
+            self.proxy.node._rename(name)
+            self.name_is_set = True
+
+    def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
+        from minidynamo.variables.lists import SizeVariable
+        from minidynamo.variables.misc import GetAttrVariable
+
+        if name == "shape":
+            return SizeVariable.of(self.example_value.shape)
+        if name in STATIC_ATTRIBUTES:
+            return ConstantVariable.create(getattr(self.example_value, name))
+        attr = getattr(torch.Tensor, name, None)
+        if callable(attr):
+            return GetAttrVariable(self, name)
+        if isinstance(attr, property) or type(attr).__name__ == "getset_descriptor":
+            return tx.output.call(tx, "call_function", getattr, [self, ConstantVariable(name)])
+        unimplemented(f"tensor attribute {name!r}")
+
+    def call_method(
+        self,
+        tx: InstructionTranslatorBase,
+        name: str,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        from minidynamo.variables.lists import SizeVariable
+
+        if name in DATA_DEPENDENT_METHODS:
+            unimplemented(f"data-dependent tensor method Tensor.{name}()")
+        if name in STATIC_METHODS:
+            values = [arg.as_python_constant() for arg in args]
+            kwvalues = {k: v.as_python_constant() for k, v in kwargs.items()}
+            result = getattr(self.example_value, name)(*values, **kwvalues)
+            if isinstance(result, torch.Size):
+                return SizeVariable.of(result)
+            return ConstantVariable.create(result)
+        return tx.output.call(tx, "call_method", name, [self, *args], kwargs)
+
+    def unpack_var_sequence(self, tx: InstructionTranslatorBase) -> list[VariableTracker]:
+        if self.example_value.dim() == 0:
+            unimplemented("iteration over a 0-d tensor")
+        return [
+            tx.output.call(tx, "call_function", operator.getitem, [self, ConstantVariable(i)])
+            for i in range(self.example_value.shape[0])
+        ]

@@ -1,0 +1,168 @@
+"""The public API of issue #3: compile's forms and argument checks, reset, disable,
+fullgraph, nn.Module instances, safe fallback on internal errors, log channels."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import minidynamo
+import pytest
+import torch
+from minidynamo import convert_frame, logs
+from minidynamo.exc import Unsupported
+from tracer_harness import compile_count
+
+
+@pytest.fixture(autouse=True)
+def fresh_state():
+    minidynamo.reset()
+    yield
+    minidynamo.reset()
+
+
+def double(x):
+    return x * 2
+
+
+def test_compile_as_plain_decorator():
+    @minidynamo.compile
+    def fn(x):
+        return x + 1
+
+    x = torch.randn(3)
+    assert torch.equal(fn(x), x + 1)
+    assert fn.__name__ == "fn"
+    assert compile_count() == 1
+
+
+def test_compile_as_decorator_with_options():
+    seen = []
+
+    def backend(gm, example_inputs):
+        seen.append(len(example_inputs))
+        return gm.forward
+
+    @minidynamo.compile(backend=backend, fullgraph=True)
+    def fn(x, y):
+        return x * y
+
+    fn(torch.randn(3), torch.randn(3))
+    assert seen == [2]
+
+
+def test_compile_nn_module_instance():
+    module = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU())
+    compiled = minidynamo.compile(module)
+    x = torch.randn(2, 3)
+    assert torch.allclose(compiled(x), module(x))
+    assert isinstance(compiled, torch.nn.Module)
+    assert compile_count() == 1
+
+
+def test_unknown_backend_name_is_a_value_error():
+    with pytest.raises(ValueError, match="unknown backend 'nope'.*eager"):
+        minidynamo.compile(double, backend="nope")
+
+
+def test_non_callable_backend_is_a_type_error():
+    with pytest.raises(TypeError, match="backend must be a backend name or a callable"):
+        minidynamo.compile(double, backend=3)
+
+
+def test_compiling_a_non_callable_is_a_type_error():
+    with pytest.raises(TypeError, match="function or an nn.Module, not int"):
+        minidynamo.compile(3)
+
+
+def test_triton_backend_is_registered_by_name():
+    from minidynamo.backends import list_backends
+
+    assert "triton" in list_backends() and "eager" in list_backends()
+
+
+def test_reset_forgets_compiled_code():
+    compiled = minidynamo.compile(double)
+    compiled(torch.randn(3))
+    minidynamo.reset()
+    compiled(torch.randn(3))
+    assert compile_count() == 1
+    assert sum(len(entries) for entries in convert_frame._cache.values()) == 1
+
+
+def test_disable_runs_the_function_uncompiled():
+    disabled = minidynamo.disable(double)
+
+    @minidynamo.compile
+    def fn(x):
+        return disabled(x) + 1
+
+    x = torch.randn(3)
+    assert torch.equal(fn(x), x * 2 + 1)
+    assert compile_count() == 0
+
+
+def test_fullgraph_turns_unsupported_code_into_an_error():
+    @minidynamo.compile(fullgraph=True)
+    def fn(x):
+        return x.item()
+
+    with pytest.raises(Unsupported, match=r"Tensor.item\(\)"):
+        fn(torch.randn(()))
+
+
+def test_internal_errors_fall_back_to_eager(capsys):
+    def broken_backend(gm, example_inputs):
+        raise RuntimeError("backend exploded")
+
+    fn = minidynamo.compile(double, backend=broken_backend)
+    x = torch.randn(3)
+    assert torch.equal(fn(x), x * 2)
+    assert "internal error while converting double" in capsys.readouterr().err
+
+
+def test_unsupported_frames_log_the_user_line():
+    def fn(x):
+        return x.tolist()
+
+    with logs.capture("graph_breaks") as messages:
+        assert minidynamo.compile(fn)(torch.ones(2)) == [1.0, 1.0]
+    (message,) = messages
+    assert message.startswith("Frame fn (test_api.py:")
+    assert "data-dependent tensor method Tensor.tolist()" in message
+    assert "return x.tolist()" in message
+
+
+def test_set_logs_rejects_unknown_channels():
+    with pytest.raises(ValueError, match="unknown log channel 'graphs'"):
+        minidynamo.set_logs("graphs")
+
+
+def test_trace_channel_prints_instructions_and_stack():
+    with logs.capture("trace") as messages:
+        minidynamo.compile(lambda x: torch.sin(x))(torch.ones(2))
+    assert any(m.startswith("TRACE LOAD_GLOBAL torch") for m in messages)
+    # The NULL of the call protocol sits below the callable on 3.11/3.12, above on 3.13.
+    assert any(
+        "TorchInGraphFunctionVariable(torch.sin)" in m and "NullVariable" in m for m in messages
+    )
+
+
+def test_minidynamo_logs_environment_variable():
+    program = "import torch, minidynamo\nminidynamo.compile(lambda x: x + 1)(torch.ones(2))\n"
+    env = {**os.environ, "MINIDYNAMO_LOGS": "graph_code,guards"}
+    result = subprocess.run(
+        [sys.executable, "-c", program], env=env, capture_output=True, text=True, check=True
+    )
+    assert "TRACED GRAPH" in result.stderr
+    assert "add = l_x_ + 1" in result.stderr
+    assert "GUARDS:" in result.stderr
+
+
+def test_demo_command_runs():
+    result = subprocess.run(
+        [sys.executable, "-m", "minidynamo", "demo"], capture_output=True, text=True, check=True
+    )
+    assert "mul = 3 * y" in result.stdout
+    assert "- L['b'] == 'Hello'" in result.stdout

@@ -1,0 +1,190 @@
+"""Guards are sound: every change the compiled code depends on recompiles (and the
+result stays right), and unchanged inputs hit the cache (seed "Guards", "Source")."""
+
+from __future__ import annotations
+
+import minidynamo
+import pytest
+import torch
+from minidynamo import config, convert_frame
+from tracer_harness import compile_count
+
+SCALE = 2
+
+
+def scaled(x):
+    return x * SCALE
+
+
+def helper(x, k=2):
+    return x * k
+
+
+def uses_helper(x):
+    return helper(x)
+
+
+class Config:
+    def __init__(self, factor):
+        self.factor = factor
+
+
+@pytest.fixture(autouse=True)
+def fresh_state():
+    minidynamo.reset()
+    yield
+    minidynamo.reset()
+
+
+def calls(fn, *argument_lists):
+    """Call compiled `fn` on each argument list; the compile count after each call."""
+    compiled = minidynamo.compile(fn)
+    counts = []
+    for args in argument_lists:
+        assert_same(compiled(*args), fn(*args))
+        counts.append(compile_count())
+    return counts
+
+
+def assert_same(a, b):
+    if isinstance(a, torch.Tensor):
+        assert torch.equal(a, b)
+    else:
+        assert a == b
+
+
+def test_same_inputs_hit_the_cache():
+    x = torch.randn(3)
+    assert calls(lambda x, n: x * n, (x, 2), (x, 2), (torch.randn(3), 2)) == [1, 1, 1]
+
+
+def test_constant_argument_change_recompiles():
+    x = torch.randn(3)
+    assert calls(lambda x, n: x * n, (x, 2), (x, 3), (x, 2)) == [1, 2, 2]
+
+
+def test_argument_type_change_recompiles():
+    x = torch.randn(3)
+    assert calls(lambda x, n: x * n, (x, 1), (x, 1.0), (x, True)) == [1, 2, 3]
+
+
+def test_global_change_recompiles():
+    global SCALE
+    x = torch.randn(3)
+    compiled = minidynamo.compile(scaled)
+    assert torch.equal(compiled(x), x * 2)
+    SCALE = 5
+    try:
+        assert torch.equal(compiled(x), x * 5)
+        assert compile_count() == 2
+    finally:
+        SCALE = 2
+
+
+def test_list_length_change_recompiles():
+    # Items are guarded too (seed: `L['l'][1] == 'Hello'`), so only equal lists hit.
+    x = torch.randn(3)
+    fn = lambda x, items: x * len(items)  # noqa: E731
+    assert calls(fn, (x, [1, 2]), (x, [1, 2, 3]), (x, [1, 2])) == [1, 2, 2]
+
+
+def test_list_item_change_recompiles():
+    x = torch.randn(3)
+    assert calls(lambda x, items: x * items[0], (x, [1, 2]), (x, [5, 2])) == [1, 2]
+
+
+def test_dict_keys_change_recompiles():
+    x = torch.randn(3)
+    fn = lambda x, d: x * len(d)  # noqa: E731
+    assert calls(fn, (x, {"a": 1}), (x, {"b": 1}), (x, {"a": 1})) == [1, 2, 2]
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        torch.randn(3, dtype=torch.float64),
+        torch.randn(4),
+        torch.randn(6)[::2],
+        torch.randn(3, requires_grad=True),
+        torch.nn.Parameter(torch.randn(3)),
+    ],
+    ids=["dtype", "shape", "stride", "requires_grad", "tensor_type"],
+)
+def test_tensor_property_change_recompiles(other):
+    compiled = minidynamo.compile(lambda x: (x * 2).sum())
+    compiled(torch.randn(3))
+    result = compiled(other)
+    assert compile_count() == 2
+    assert torch.allclose(result, (other * 2).sum())
+
+
+def test_object_attribute_change_recompiles():
+    x = torch.randn(3)
+    fn = lambda x, cfg: x * cfg.factor  # noqa: E731
+    assert calls(fn, (x, Config(2)), (x, Config(2)), (x, Config(3))) == [1, 1, 2]
+
+
+def test_function_default_change_recompiles():
+    x = torch.randn(3)
+    compiled = minidynamo.compile(uses_helper)
+    compiled(x)
+    helper.__defaults__ = (7,)
+    try:
+        assert torch.equal(compiled(x), x * 7)
+        assert compile_count() == 2
+    finally:
+        helper.__defaults__ = (2,)
+
+
+def test_closure_content_change_recompiles():
+    factor = 2
+
+    def fn(x):
+        return x * factor
+
+    compiled = minidynamo.compile(fn)
+    x = torch.randn(3)
+    compiled(x)
+    factor = 4
+    assert torch.equal(compiled(x), x * 4)
+    assert compile_count() == 2
+
+
+def test_aliased_inputs_recompile_when_no_longer_aliased():
+    x, y = torch.randn(3), torch.randn(3)
+    compiled = minidynamo.compile(lambda a, b: a + b)
+    assert torch.equal(compiled(x, x), x + x)
+    assert torch.equal(compiled(x, y), x + y)
+    assert compile_count() == 2
+
+
+def test_guard_text_in_seed_style():
+    minidynamo.compile(lambda x, b, items: x * len(b) * items[0])(torch.randn(4, 3), "Hi", [2])
+    (entry,) = convert_frame.cache_entries(next(iter(convert_frame._cache)))
+    assert [guard.text for guard in entry.check_fn.guards] == [
+        "check_tensor(L['x'], torch.float32, device=cpu, requires_grad=False, size=[4, 3], "
+        "stride=[3, 1])",
+        "___check_type_id(L['b'], str)",
+        "L['b'] == 'Hi'",
+        "___check_type_id(L['items'], list)",
+        "len(L['items']) == 1",
+        "___check_type_id(L['items'][0], int)",
+        "L['items'][0] == 2",
+    ]
+
+
+def test_recompile_limit_runs_eagerly_with_a_warning(capsys):
+    fn = minidynamo.compile(lambda x, n: x + n)
+    x = torch.randn(3)
+    for n in range(config.recompile_limit + 3):
+        assert torch.equal(fn(x, n), x + n)
+    assert compile_count() == config.recompile_limit
+    err = capsys.readouterr().err
+    assert err.count("hit the recompile limit (8)") == 1
+    assert "Last guard failure: L['n'] == 7" in err
+
+
+def test_unused_arguments_add_no_guards():
+    minidynamo.compile(lambda x, unused: x + 1)(torch.randn(3), "anything")
+    (entries,) = convert_frame._cache.values()
+    assert all("unused" not in guard.text for guard in entries[0].check_fn.guards)
