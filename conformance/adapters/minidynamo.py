@@ -1,0 +1,132 @@
+"""The reference implementation, minidynamo, behind the suite's adapter interface.
+
+Graphs come from a capturing backend; everything else from minidynamo's log channels
+(`minidynamo.<channel>` loggers), whose texts are already our formats, so this adapter's
+observations are also compared with the golden snapshots. The records it reads are listed
+in conformance/README.md ("What the minidynamo adapter reads").
+"""
+
+from __future__ import annotations
+
+import linecache
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from conformance.adapters import Adapter, AdapterUnavailable
+from conformance.observations import GraphObs, Observations, graph_code, structure_of
+from conformance.spec import Break
+
+CHANNELS = ("graph_code", "guards", "recompiles", "graph_breaks", "bytecode")
+
+
+class _Channels(logging.Handler):
+    """Keeps the records of minidynamo's log channels, by channel."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.records: dict[str, list[logging.LogRecord]] = {c: [] for c in CHANNELS}
+
+    def emit(self, record: logging.LogRecord) -> None:
+        channel = record.name.removeprefix("minidynamo.")
+        if channel in self.records:
+            self.records[channel].append(record)
+
+    def messages(self, channel: str) -> list[str]:
+        return [record.getMessage() for record in self.records[channel]]
+
+    def clear(self) -> None:
+        for records in self.records.values():
+            records.clear()
+
+
+class MinidynamoAdapter(Adapter):
+    """`minidynamo.compile` with a backend that keeps every GraphModule."""
+
+    name = "minidynamo"
+    golden = True
+
+    def __init__(self, minidynamo: Any) -> None:
+        self.md = minidynamo
+        self._graphs: list[torch.fx.GraphModule] = []
+        self._channels = _Channels()
+        minidynamo.logs.set_logs(",".join(CHANNELS))
+        for channel in CHANNELS:
+            logger = logging.getLogger(f"minidynamo.{channel}")
+            logger.addHandler(self._channels)
+            logger.propagate = False  # keep minidynamo's own stderr printing out of reports
+
+    def compile(self, fn: Callable[..., Any], **options: Any) -> Callable[..., Any]:
+        return self.md.compile(fn, backend=self._backend, **options)
+
+    def reset(self) -> None:
+        self.md.reset()
+        self._graphs.clear()
+        self._channels.clear()
+
+    def mark_dynamic(self, tensor: torch.Tensor, dim: int) -> None:
+        if not hasattr(self.md, "mark_dynamic"):
+            raise NotImplementedError("minidynamo.mark_dynamic does not exist yet")
+        self.md.mark_dynamic(tensor, dim)
+
+    def is_compile_error(self, error: BaseException) -> bool:
+        return isinstance(error, self.md.exc.Unsupported)
+
+    def observations(self) -> Observations:
+        codes = self._channels.messages("graph_code")
+        graphs = [
+            GraphObs(codes[i] if i < len(codes) else graph_code(gm), structure_of(gm))
+            for i, gm in enumerate(self._graphs)
+        ]
+        guards = [
+            [line for line in text.splitlines()[1:] if line.strip()]
+            for text in self._channels.messages("guards")
+        ]
+        return Observations(
+            frames=len(guards),
+            graphs=graphs,
+            guards=guards,
+            breaks=[_break(record) for record in self._channels.records["graph_breaks"]],
+            recompiles=[_failures(text) for text in self._channels.messages("recompiles")],
+            bytecode=[
+                text
+                for text in self._channels.messages("bytecode")
+                if text.startswith("MODIFIED BYTECODE")
+            ],
+        )
+
+    def _backend(self, gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Callable:
+        self._graphs.append(gm)
+        return gm.forward
+
+
+def _break(record: logging.LogRecord) -> Break:
+    """A graph break record carries `reason_id`, `user_filename` and `user_lineno`."""
+    filename = getattr(record, "user_filename", "")
+    line = linecache.getline(filename, getattr(record, "user_lineno", 0)).strip()
+    return Break(getattr(record, "reason_id", "<no reason_id>"), line)
+
+
+def _failures(message: str) -> str:
+    """The guard failures of one recompile message, one per `- ` line, joined by `; `."""
+    _, _, failures = message.partition("guard failure(s):")
+    reasons = [line.strip()[2:] for line in failures.splitlines() if line.strip().startswith("- ")]
+    return "; ".join(reasons)
+
+
+def make_adapter() -> MinidynamoAdapter:
+    try:
+        import minidynamo
+        import minidynamo.exc
+        import minidynamo.logs
+    except ImportError as error:
+        raise AdapterUnavailable(f"minidynamo cannot be imported: {error}") from error
+    missing = [name for name in ("compile", "reset") if not hasattr(minidynamo, name)]
+    if missing:
+        raise AdapterUnavailable(
+            f"minidynamo has no {', '.join(missing)} yet (reference/minidynamo/__init__.py): "
+            "the tracer's public API has not landed, so no case can run on minidynamo"
+        )
+    return MinidynamoAdapter(minidynamo)

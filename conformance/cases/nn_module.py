@@ -1,0 +1,161 @@
+"""nn.Modules: compiled directly (factory cases) or called from a compiled function.
+
+Their forward methods are inlined; parameters and buffers become graph inputs, and the
+module's Python state (training flag, plain attributes) is guarded like any object.
+"""
+
+import torch
+from torch import nn
+
+from conformance.spec import Call, Expect, T, case
+
+
+class MLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(4, 8)
+        self.fc2 = nn.Linear(8, 2)
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x)))
+
+
+class Scaled(nn.Module):
+    """A module with a plain Python attribute read in forward."""
+
+    def __init__(self, factor):
+        super().__init__()
+        self.factor = factor
+        self.register_buffer("offset", torch.ones(3))
+
+    def forward(self, x):
+        return x * self.factor + self.offset
+
+
+class Dropper(nn.Module):
+    """Behaves differently in training and evaluation mode."""
+
+    def forward(self, x):
+        return x * 2 if self.training else x
+
+
+class Counter(nn.Module):
+    """Mutates a buffer in forward, like BatchNorm's running statistics."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("count", torch.zeros(()))
+
+    def forward(self, x):
+        self.count += 1
+        return x + self.count
+
+
+LAYER = nn.Linear(3, 3)
+
+
+@case(
+    tags=["nn-module"],
+    calls=[Call(T(2, 4)), Call(T(2, 4))],
+    factory=True,
+    expect=Expect(
+        frames=1, graphs=1, ops=[["torch._C._nn.linear", "torch.relu", "torch._C._nn.linear"]]
+    ),
+)
+def mlp_module():
+    return MLP()
+
+
+@case(tags=["nn-module"], calls=[Call(T(2, 3))], factory=True, expect=Expect(frames=1, graphs=1))
+def sequential_module():
+    return nn.Sequential(nn.Linear(3, 3), nn.Tanh(), nn.Linear(3, 1))
+
+
+@case(
+    tags=["nn-module", "guards"],
+    calls=[Call(T(3))],
+    factory=True,
+    expect=Expect(frames=1, graphs=1, ops=[["mul", "add"]]),
+)
+def module_attribute_and_buffer():
+    return Scaled(2.0)
+
+
+@case(
+    tags=["nn-module", "guards"],
+    calls=[Call(T(3))],
+    factory=True,
+    expect=Expect(frames=1, graphs=1, ops=[["mul"]]),
+)
+def training_flag_is_guarded():
+    return Dropper()
+
+
+@case(
+    tags=["nn-module", "side-effects"],
+    calls=[Call(T(2)), Call(T(2))],
+    factory=True,
+    expect=Expect(frames=1, graphs=1),
+)
+def buffer_mutated_in_forward():
+    """The in-place update of the buffer happens in the graph, on the module's tensor."""
+    return Counter()
+
+
+@case(tags=["nn-module", "globals"], calls=[Call(T(2, 3))], expect=Expect(frames=1, graphs=1))
+def global_module_called(x):
+    return LAYER(x).sum()
+
+
+@case(tags=["nn-module"], calls=[Call(T(2, 3))], expect=Expect(frames=1, graphs=1))
+def functional_gelu(x):
+    """torch.nn.functional, called from a compiled function."""
+    return nn.functional.gelu(x) * 2
+
+
+@case(
+    tags=["nn-module"],
+    calls=[Call(T(1, 1, 6, 6))],
+    factory=True,
+    expect=Expect(frames=1, graphs=1),
+)
+def conv_pool_module():
+    return nn.Sequential(nn.Conv2d(1, 2, 3), nn.ReLU(), nn.MaxPool2d(2))
+
+
+@case(tags=["nn-module"], calls=[Call(T(4, 5))], factory=True, expect=Expect(frames=1, graphs=1))
+def layer_norm_module():
+    return nn.LayerNorm(5)
+
+
+@case(
+    tags=["nn-module", "loops"],
+    calls=[Call(T(2, 3))],
+    factory=True,
+    expect=Expect(frames=1, graphs=1),
+)
+def module_list_loop():
+    class Stack(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.ModuleList(nn.Linear(3, 3) for _ in range(3))
+
+        def forward(self, x):
+            for layer in self.layers:
+                x = layer(x)
+            return x
+
+    return Stack()
+
+
+@case(tags=["nn-module"], calls=[Call(T(2, 3))], factory=True, expect=Expect(frames=1, graphs=1))
+def module_parameters_read_directly():
+    class Affine(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.weight = nn.Parameter(torch.ones(3))
+
+        def forward(self, x):
+            return x * self.weight
+
+    return Affine()

@@ -1,0 +1,232 @@
+"""Running a case's calls eagerly and compiled, and comparing what the two runs did.
+
+Both runs start from the same module globals and get fresh, identical inputs. After each
+call the runner keeps a snapshot of the result, printed output, raised exception, the
+arguments (they may be mutated) and the case module's data globals (check 1 of issue #6).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import dataclasses
+import functools
+import io
+import math
+import types
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import torch
+
+from conformance.adapters import Adapter
+from conformance.spec import Case, materialize
+
+
+@dataclasses.dataclass
+class CallRecord:
+    """What one call did, as snapshots that later calls cannot change."""
+
+    result: Any
+    error: tuple[str, str] | None
+    stdout: str
+    args: Any
+    globals: dict[str, Any]
+    aliases: list[tuple[str, str]]
+    raw_error: BaseException | None = None
+
+
+# Values that are code rather than data: compared by identity, never tracked as globals.
+_CODE = (
+    types.ModuleType,
+    type,
+    types.FunctionType,
+    types.BuiltinFunctionType,
+    types.MethodType,
+    functools.partial,
+)
+
+
+def _is_data(value: object) -> bool:
+    """Module globals worth tracking: not code (see _CODE) and not suite objects."""
+    if isinstance(value, _CODE):
+        return False
+    return not type(value).__module__.startswith("conformance.spec")
+
+
+_INITIAL_GLOBALS: dict[str, dict[str, Any]] = {}
+
+
+def restore_globals(module: types.ModuleType) -> None:
+    """Put the module's data globals back to their state when first seen (deep copies)."""
+    if module.__name__ not in _INITIAL_GLOBALS:
+        data = {k: v for k, v in vars(module).items() if not k.startswith("__") and _is_data(v)}
+        _INITIAL_GLOBALS[module.__name__] = copy.deepcopy(data)
+    vars(module).update(copy.deepcopy(_INITIAL_GLOBALS[module.__name__]))
+
+
+def _data_globals(module: types.ModuleType) -> dict[str, Any]:
+    names = _INITIAL_GLOBALS[module.__name__]
+    return {k: snapshot(vars(module).get(k)) for k in names}
+
+
+@dataclasses.dataclass(frozen=True)
+class TensorSnapshot:
+    """A tensor's value and the properties eager code can observe."""
+
+    value: torch.Tensor
+    requires_grad: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class ObjectSnapshot:
+    """A user object or nn.Module: its type and its attributes."""
+
+    type: type
+    attributes: dict[str, Any]
+
+
+def snapshot(value: Any, _seen: dict[int, Any] | None = None) -> Any:
+    """A copy of `value` for comparison (tensors detached, objects as attribute dicts)."""
+    seen = {} if _seen is None else _seen
+    if id(value) in seen:
+        return seen[id(value)]
+    if isinstance(value, torch.Tensor):
+        return TensorSnapshot(value.detach().clone(), value.requires_grad)
+    if isinstance(value, (list, tuple, set, frozenset)):
+        seen[id(value)] = "<cycle>"
+        items = [snapshot(v, seen) for v in value]
+        if isinstance(value, tuple) and hasattr(value, "_fields"):
+            return type(value)(*items)
+        return type(value)(items) if not isinstance(value, torch.Size) else value
+    if isinstance(value, dict):
+        seen[id(value)] = "<cycle>"
+        return type(value)((k, snapshot(v, seen)) for k, v in value.items())
+    if isinstance(value, torch.nn.Module):
+        state = {k: snapshot(v, seen) for k, v in value.state_dict().items()}
+        return ObjectSnapshot(type(value), {"training": value.training, **state})
+    if hasattr(value, "__dict__") and not isinstance(value, _CODE):
+        seen[id(value)] = "<cycle>"
+        attributes = {k: snapshot(v, seen) for k, v in vars(value).items()}
+        return ObjectSnapshot(type(value), attributes)
+    return value
+
+
+def differences(expected: Any, actual: Any, path: str = "") -> list[str]:
+    """Where `actual` differs from `expected` (both snapshots), one line per place."""
+    where = path or "value"
+    if type(expected) is not type(actual):
+        return [f"{where}: {type(expected).__name__} != {type(actual).__name__} ({actual!r})"]
+    if isinstance(expected, TensorSnapshot):
+        return _tensor_differences(expected, actual, where)
+    if isinstance(expected, ObjectSnapshot):
+        if expected.type is not actual.type:
+            return [f"{where}: type {expected.type.__name__} != {actual.type.__name__}"]
+        return differences(expected.attributes, actual.attributes, path)
+    if isinstance(expected, dict):
+        if list(expected) != list(actual):
+            return [f"{where}: keys {list(expected)} != {list(actual)}"]
+        return [d for k in expected for d in differences(expected[k], actual[k], f"{path}[{k!r}]")]
+    if isinstance(expected, (list, tuple)) and not isinstance(expected, torch.Size):
+        if len(expected) != len(actual):
+            return [f"{where}: length {len(expected)} != {len(actual)}"]
+        return [
+            d
+            for i, (e, a) in enumerate(zip(expected, actual, strict=True))
+            for d in differences(e, a, f"{path}[{i}]")
+        ]
+    if isinstance(expected, float) and math.isnan(expected) and math.isnan(actual):
+        return []
+    if isinstance(expected, float) and math.isclose(expected, actual, rel_tol=1e-6, abs_tol=1e-9):
+        return []
+    return [] if expected == actual else [f"{where}: {expected!r} != {actual!r}"]
+
+
+def _tensor_differences(expected: TensorSnapshot, actual: TensorSnapshot, where: str) -> list[str]:
+    e, a = expected.value, actual.value
+    if (e.dtype, e.shape, e.device) != (a.dtype, a.shape, a.device):
+        return [f"{where}: tensor {e.dtype}{list(e.shape)} != {a.dtype}{list(a.shape)}"]
+    if expected.requires_grad != actual.requires_grad:
+        return [f"{where}: requires_grad {expected.requires_grad} != {actual.requires_grad}"]
+    try:
+        torch.testing.assert_close(a, e, equal_nan=True)
+    except AssertionError as error:
+        return [f"{where}: tensor values differ: {str(error).splitlines()[1:3]}"]
+    return []
+
+
+def _leaves(value: Any, path: str) -> Iterator[tuple[str, Any]]:
+    if isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            yield from _leaves(item, f"{path}[{i}]")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _leaves(item, f"{path}[{key!r}]")
+    else:
+        yield path, value
+
+
+def _aliases(result: Any, args: tuple[Any, ...]) -> list[tuple[str, str]]:
+    """Which tensors of the result *are* argument tensors (identity, not equality)."""
+    by_id = {id(v): p for p, v in _leaves(args, "args") if isinstance(v, torch.Tensor)}
+    return [
+        (path, by_id[id(v)])
+        for path, v in _leaves(result, "result")
+        if isinstance(v, torch.Tensor) and id(v) in by_id
+    ]
+
+
+def run_calls(
+    case: Case, fn: Callable[..., Any], adapter: Adapter | None = None
+) -> list[CallRecord]:
+    """Make the case's calls on `fn`; with an adapter, mark declared dims dynamic through it."""
+    restore_globals(case.module)
+    records = []
+    for i, call in enumerate(case.calls):
+        torch.manual_seed(1000 + i)
+        marks: list[tuple[torch.Tensor, int]] = []
+        args = materialize(call.args, marks)
+        kwargs = materialize(call.kwargs, marks)
+        if adapter is not None:
+            for tensor, dim in marks:
+                adapter.mark_dynamic(tensor, dim)
+        if call.before is not None:
+            call.before()
+        records.append(_call(case, fn, args, kwargs))
+    return records
+
+
+def _call(case: Case, fn: Callable[..., Any], args: tuple, kwargs: dict) -> CallRecord:
+    out = io.StringIO()
+    result, error = None, None
+    with contextlib.redirect_stdout(out):
+        try:
+            result = fn(*args, **kwargs)
+        except Exception as exc:  # the case's own exception, compared with eager's
+            error = exc
+    return CallRecord(
+        result=snapshot(result),
+        error=None if error is None else (type(error).__name__, str(error)),
+        stdout=out.getvalue(),
+        args=snapshot((args, kwargs)),
+        globals=_data_globals(case.module),
+        aliases=_aliases(result, (args, kwargs)),
+        raw_error=error,
+    )
+
+
+def compare_runs(eager: list[CallRecord], compiled: list[CallRecord]) -> list[str]:
+    """Check 1: every call returned, printed, raised and mutated the same in both runs."""
+    problems = []
+    for i, (e, c) in enumerate(zip(eager, compiled, strict=True)):
+        at = f"call {i}: "
+        if e.error != c.error:
+            problems.append(f"{at}exception {e.error} != {c.error}")
+        problems += [at + d for d in differences(e.result, c.result, "result")]
+        if e.stdout != c.stdout:
+            problems.append(f"{at}stdout {e.stdout!r} != {c.stdout!r}")
+        problems += [at + d for d in differences(e.args, c.args, "args")]
+        problems += [at + d for d in differences(e.globals, c.globals, "globals")]
+        if e.aliases != c.aliases:
+            problems.append(f"{at}aliasing {e.aliases} != {c.aliases}")
+    return problems
