@@ -13,8 +13,6 @@ its local-variable layout, so bytecode transformed from the original runs as is.
 from __future__ import annotations
 
 import atexit
-import functools
-import logging
 import types
 from collections.abc import Callable
 
@@ -25,7 +23,6 @@ __all__ = [
     "flat_code",
     "is_skipped",
     "make_replacement",
-    "never_raising",
     "param_count",
     "set_callback",
     "skip",
@@ -72,30 +69,6 @@ def make_replacement(
     fn = types.FunctionType(flat_code(code), globals, name, None, closure)
     skip(fn.__code__)
     return fn
-
-
-log = logging.getLogger(__name__)
-
-
-def never_raising(callback: FrameCallback) -> FrameCallback:
-    """`callback`, made safe to install: an exception it raises is logged and the
-    frame runs normally. An exception raised into CPython would become the user's
-    frame's exception, and a callback failing on every frame bricks the interpreter."""
-
-    @functools.wraps(callback)
-    def safe(
-        code: types.CodeType, args: tuple, globals: dict, builtins: dict, closure: tuple | None
-    ) -> Callable[..., object] | None:
-        try:
-            return callback(code, args, globals, builtins, closure)
-        except Exception:
-            log.exception(
-                "frame callback failed on %s (%s:%d); running it normally",
-                code.co_name, code.co_filename, code.co_firstlineno,
-            )
-            return None
-
-    return safe
 
 
 # Frames run during interpreter shutdown must not reach a half-torn-down callback.
