@@ -1,0 +1,369 @@
+"""Symbolic shapes (seed "符号形状 / Symbolic Shapes"): which tensor sizes and ints become
+symbols, and when. The VariableBuilder asks a `ShapePolicy` (one per frame compile) for the
+FakeTensor of each input tensor and the value of each int input; at the end of the trace the
+OutputGraph asks it for the shape guards. `FrameShapeState` is automatic dynamic's memory of
+one code object across its compiles. Built on torch's FakeTensorMode and ShapeEnv.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import logging
+import math
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+import sympy
+import torch
+from torch._guards import ChainedSource, Source
+from torch._subclasses.fake_tensor import FakeTensorMode
+from torch.fx.experimental.symbolic_shapes import (
+    ConstraintViolationError,
+    DimDynamic,
+    ShapeEnv,
+    StatelessSymbolicContext,
+    guard_scalar,
+)
+from torch.utils._sympy.printers import PythonPrinter
+
+from minidynamo.bytecode import create_call_method, create_load_method
+
+if TYPE_CHECKING:
+    from minidynamo.codegen import PyCodegen
+
+# Where mark_dynamic, maybe_mark_dynamic and mark_static record their dims on a tensor
+# (torch uses `_dynamo_dynamic_indices` and friends): sets of dim indices.
+DYNAMIC_DIMS = "_minidynamo_dynamic_dims"
+WEAK_DYNAMIC_DIMS = "_minidynamo_weak_dynamic_dims"
+STATIC_DIMS = "_minidynamo_static_dims"
+
+
+# Marking dims before the first call (seed: "mark_dynamic ... maybe_mark_dynamic、mark_static").
+
+
+def _mark(t: torch.Tensor, attribute: str, index: int | Sequence[int]) -> None:
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"expected a tensor, not {type(t).__name__}")
+    if not hasattr(t, attribute):
+        setattr(t, attribute, set())
+    getattr(t, attribute).update([index] if isinstance(index, int) else index)
+
+
+def mark_dynamic(t: torch.Tensor, index: int | Sequence[int]) -> None:
+    """Trace dim(s) `index` of `t` as symbols from the first compile, without duck shaping.
+    A trace that specializes one to a constant raises ConstraintViolationError. A dim of
+    size 0 or 1 is still specialized, silently (as torch 2.14 does)."""
+    _mark(t, DYNAMIC_DIMS, index)
+
+
+def maybe_mark_dynamic(t: torch.Tensor, index: int | Sequence[int]) -> None:
+    """Like `mark_dynamic`, but a trace may specialize the dim."""
+    _mark(t, WEAK_DYNAMIC_DIMS, index)
+
+
+def mark_static(t: torch.Tensor, index: int | Sequence[int] | None = None) -> None:
+    """Keep dim(s) `index` of `t` (all of them when None) static, even with dynamic=True
+    or after they change; `mark_dynamic` of the same dim wins."""
+    _mark(t, STATIC_DIMS, range(t.dim()) if index is None else index)
+
+
+class FrameShapeState:
+    """Automatic dynamic's memory of one code object: per source name, the sizes (or int
+    value) seen so far, None where two compiles saw different values. Lives as long as the
+    code object's cache; a value that varied is traced as a symbol from then on."""
+
+    def __init__(self) -> None:
+        # None for the whole tuple: the tensor's rank changed, so every dim is dynamic.
+        self.sizes: dict[str, tuple[int | None, ...] | None] = {}
+        self.ints: dict[str, int | None] = {}
+
+    def merge_sizes(self, name: str, sizes: Sequence[int]) -> tuple[bool, ...]:
+        """Record the `sizes` of the tensor at `name`; per dim, whether it has varied."""
+        sizes = tuple(sizes)
+        seen = self.sizes.get(name, sizes)
+        if seen is None or len(seen) != len(sizes):
+            self.sizes[name] = None
+            return (True,) * len(sizes)
+        merged = tuple(old if old == new else None for old, new in zip(seen, sizes, strict=True))
+        self.sizes[name] = merged
+        return tuple(dim is None for dim in merged)
+
+    def merge_int(self, name: str, value: int) -> bool:
+        """Record the int `value` at `name`; whether it has varied."""
+        if self.ints.setdefault(name, value) != value:
+            self.ints[name] = None
+        return self.ints[name] is None
+
+
+class _OrderedShapeEnv(ShapeEnv):
+    """A ShapeEnv that names its symbols s0, s1 ... in creation order (torch names them
+    after a hash of their source), so graphs, guards and logs read like the seed."""
+
+    def _generate_unique_id(self, source_name: str) -> int:
+        symbol_id = len(self.unique_ids)
+        self.unique_ids.add(symbol_id)
+        return symbol_id
+
+
+@dataclasses.dataclass(frozen=True)
+class TensorPropertySource(ChainedSource):
+    """``base.size()[idx]``, ``base.stride()[idx]`` or ``base.storage_offset()``: where a
+    symbol is read from a call's inputs, in guards and as a graph input (`s0`)."""
+
+    prop: str
+    idx: int | None = None
+
+    @property
+    def _name_template(self) -> str:
+        index = "" if self.idx is None else f"[{self.idx}]"
+        return "{0}." + f"{self.prop}(){index}"
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        self.base.reconstruct(codegen)
+        codegen.extend(create_load_method(self.prop))
+        codegen.extend(create_call_method(0))
+        if self.idx is not None:
+            codegen.load_const(self.idx)
+            codegen.subscr()
+
+
+@dataclasses.dataclass(frozen=True)
+class SymbolInput:
+    """A size symbol that the graph takes as an input, ``s0: torch.SymInt``: `value` is
+    its example value in the graph, `hint` the int this compile saw."""
+
+    name: str
+    value: torch.SymInt
+    hint: int
+    source: TensorPropertySource
+
+
+class _GuardPrinter(PythonPrinter):
+    """Python text of a sympy expression, each symbol printed as where it is read from."""
+
+    def __init__(self, symbol_text: Callable[[sympy.Symbol], str]) -> None:
+        super().__init__()
+        self.symbol_text = symbol_text
+
+    def _print_Symbol(self, expr: sympy.Symbol) -> str:
+        return self.symbol_text(expr)
+
+
+class ShapePolicy:
+    """The symbolic shapes policy of one frame compile (seed: static by default, automatic
+    dynamic, 0/1 specialization, duck shaping, mark_dynamic, dynamic=True/False).
+
+    `dynamic`: None for static by default with automatic dynamic, True to trace every size
+    and int input as a symbol from the first compile, False for never (marks still apply).
+    `log`: the `dynamic` log channel (symbol creations, guards added), or None."""
+
+    def __init__(
+        self,
+        frame_state: FrameShapeState,
+        *,
+        dynamic: bool | None = None,
+        log: logging.Logger | None = None,
+    ) -> None:
+        self.frame_state = frame_state
+        self.dynamic = dynamic
+        self.log = log
+        self.shape_env = _OrderedShapeEnv()
+        self.fake_mode = FakeTensorMode(shape_env=self.shape_env)
+        # Each symbol's source: where it first appeared among the inputs.
+        self.symbol_sources: dict[sympy.Symbol, Source] = {}
+        # Every symbolic size, stride and storage offset of the input tensors, as wrapped.
+        self._properties: list[tuple[TensorPropertySource, sympy.Expr]] = []
+        self._tensor_symbols: list[sympy.Symbol] = []
+        self._marked_dynamic: list[tuple[Source, sympy.Expr]] = []
+        self._new_inputs: list[SymbolInput] = []
+
+    # Inputs.
+
+    def wrap_tensor(self, value: torch.Tensor, source: Source) -> torch.Tensor:
+        """The FakeTensor that stands for input `value` (read from `source`) in the trace:
+        each dim a constant, or a symbol where `_dim_dynamism` says so and its size is not
+        0 or 1. New symbols are logged and queued for `new_symbol_inputs`."""
+        context = StatelessSymbolicContext(dynamic_sizes=self._dim_dynamism(value, source))
+        fake = self.fake_mode.from_tensor(value, source=source, symbolic_context=context)
+        self._record_properties(fake, source)
+        marked = getattr(value, DYNAMIC_DIMS, set())
+        for dim, size in enumerate(fake.size()):
+            if dim in marked and isinstance(size, torch.SymInt):
+                prop = TensorPropertySource(source, "size", dim)
+                self._marked_dynamic.append((prop, size.node.expr))
+        return fake
+
+    def _dim_dynamism(self, value: torch.Tensor, source: Source) -> list[DimDynamic]:
+        """Per dim: DYNAMIC (its own symbol) if marked dynamic; else STATIC if marked
+        static; else DUCK (a symbol shared by equal sizes) with dynamic=True or once the dim
+        has varied between compiles; else STATIC. Parameters are always static."""
+        if isinstance(value, torch.nn.Parameter):
+            return [DimDynamic.STATIC] * value.dim()
+        if self.dynamic is None:
+            varied = self.frame_state.merge_sizes(source.name, value.size())
+        else:
+            varied = (self.dynamic,) * value.dim()
+        marked = getattr(value, DYNAMIC_DIMS, set()) | getattr(value, WEAK_DYNAMIC_DIMS, set())
+        static = getattr(value, STATIC_DIMS, set())
+        dims = []
+        for dim in range(value.dim()):
+            if dim in marked:
+                dims.append(DimDynamic.DYNAMIC)
+            elif dim in static or not varied[dim]:
+                dims.append(DimDynamic.STATIC)
+            else:
+                dims.append(DimDynamic.DUCK)
+        return dims
+
+    def _record_properties(self, fake: torch.Tensor, source: Source) -> None:
+        properties = [
+            *((TensorPropertySource(source, "size", i), s) for i, s in enumerate(fake.size())),
+            *((TensorPropertySource(source, "stride", i), s) for i, s in enumerate(fake.stride())),
+            (TensorPropertySource(source, "storage_offset"), fake.storage_offset()),
+        ]
+        for prop, value in properties:
+            if not isinstance(value, torch.SymInt):
+                continue
+            expr = value.node.expr
+            self._properties.append((prop, expr))
+            if isinstance(expr, sympy.Symbol) and expr not in self.symbol_sources:
+                self.symbol_sources[expr] = prop
+                self._tensor_symbols.append(expr)
+                self._new_inputs.append(SymbolInput(str(expr), value, value.node.hint, prop))
+                self._log_created(expr, value.node.hint, prop)
+
+    def new_symbol_inputs(self) -> list[SymbolInput]:
+        """The size symbols created since the last call, in creation order: each becomes a
+        graph input (``s0: torch.SymInt``) placed before the tensor input it came from."""
+        inputs, self._new_inputs = self._new_inputs, []
+        return inputs
+
+    def wrap_int(self, value: int, source: Source) -> int | torch.SymInt:
+        """Input `value` (read from `source`) as the trace sees it: the int itself (to be
+        guarded as a constant), or, with dynamic=True or once it has varied between compiles,
+        a SymInt that the graph takes as an input (``l_n_: torch.SymInt``). Unlike sizes,
+        ints 0 and 1 are not specialized; bools never become symbols."""
+        if isinstance(value, bool) or self.dynamic is False:
+            return value
+        if not (self.dynamic or self.frame_state.merge_int(source.name, value)):
+            return value
+        symint = self.shape_env.create_unspecified_symint_and_symbol(
+            value, source, DimDynamic.DYNAMIC
+        )
+        symbol = symint.node.expr
+        self.symbol_sources[symbol] = source
+        self._log_created(symbol, value, source)
+        return symint
+
+    # Tracing.
+
+    def evaluate(self, value: Any, where: str) -> bool | int | float:
+        """The Python value of a SymBool, SymInt or SymFloat (a plain value is returned as
+        is), guarding on it: ``if a.shape[0] * 2 < 16`` adds ``2*s0 >= 16`` when s0 is 8."""
+        with self.guards_added_at(where):
+            return guard_scalar(value)
+
+    @contextlib.contextmanager
+    def guards_added_at(self, where: str) -> Iterator[None]:
+        """Log each guard that the body adds (running fake ops can add some too), as
+        ``eval 2*s0 >= 16 [guard added] at script.py:5 in fn``."""
+        first = len(self.shape_env.guards)
+        yield
+        for guard in self.shape_env.guards[first:]:
+            self._log("eval %s [guard added] at %s", guard.expr, where)
+
+    # Guards.
+
+    def produce_guards(self) -> list[str]:
+        """The shape guards of this compile, as Python text over the frame's `L` and `G`:
+        sizes and strides equal to other inputs' (duck shaping: ``L['b'].size()[0] ==
+        L['a'].size()[0]``), ``2 <= L['a'].size()[0]`` for each size symbol (0/1
+        specialization), then the guards the trace added (``2*L['a'].size()[0] >= 16``).
+        Raises ConstraintViolationError if the trace specialized a dim marked dynamic."""
+        self._check_marked_dynamic()
+        texts = [
+            f"{prop.name} == {self.format_expr(expr)}"
+            for prop, expr in self._properties
+            if self.symbol_sources.get(expr) != prop
+        ]
+        texts += [f"2 <= {self.symbol_sources[symbol].name}" for symbol in self._tensor_symbols]
+        texts += [self.format_expr(guard.expr) for guard in self.shape_env.guards]
+        return list(dict.fromkeys(texts))
+
+    def format_expr(self, expr: sympy.Expr) -> str:
+        """`expr` as Python text with sources for symbols: ``2*L['a'].size()[0] >= 16``."""
+        return _GuardPrinter(self._symbol_text).doprint(expr)
+
+    def _symbol_text(self, symbol: sympy.Symbol) -> str:
+        source = self.symbol_sources.get(symbol)
+        if source is None:  # a symbol of a view's base, which torch fakifies with the view
+            source = self.shape_env.var_to_sources[symbol][0]
+        return source.name
+
+    def _check_marked_dynamic(self) -> None:
+        for source, symbol in self._marked_dynamic:
+            value = self.shape_env.replace(symbol)
+            if value.is_number:
+                raise ConstraintViolationError(
+                    f"Constraints violated ({source.name})! It was marked dynamic with "
+                    f"mark_dynamic, but the trace specialized it to {value} "
+                    "(maybe_mark_dynamic allows that)."
+                )
+
+    # The `dynamic` log channel.
+
+    def _log_created(self, symbol: sympy.Symbol, hint: int, source: Source) -> None:
+        bounds = self.shape_env.var_to_range[symbol]
+        self._log(
+            "create_symbol %s = %s for %s [%s, %s]",
+            symbol,
+            hint,
+            source.name,
+            bounds.lower,
+            bounds.upper,
+        )
+
+    def _log(self, message: str, *args: object) -> None:
+        if self.log is not None:
+            self.log.debug(message, *args)
+
+
+def tensor_guard_sizes(fake: torch.Tensor) -> tuple[list[int | None], list[int | None]]:
+    """The `size` and `stride` lists of an input's `check_tensor` guard: None where
+    symbolic (the shape guards check those), e.g. ``size=[None, 3], stride=[3, 1]``."""
+
+    def static(values: Iterable[int | torch.SymInt]) -> list[int | None]:
+        return [None if isinstance(v, torch.SymInt) else v for v in values]
+
+    return static(fake.size()), static(fake.stride())
+
+
+def sizes_match(expected: Sequence[int | None], actual: Sequence[int]) -> bool:
+    """Whether `actual` fits a `tensor_guard_sizes` list (None matches any value)."""
+    return len(expected) == len(actual) and all(
+        e is None or e == a for e, a in zip(expected, actual, strict=True)
+    )
+
+
+def compile_guards(texts: Sequence[str]) -> Callable[[dict, dict], bool]:
+    """One function ``check(L, G)``: whether every guard in `texts` holds for a call's
+    locals `L` and globals `G`."""
+    body = " and ".join(f"({text})" for text in texts) or "True"
+    return eval(f"lambda L, G: {body}", {"math": math})
+
+
+def format_graph_sizes(name: str, values: Iterable[tuple[str, Any]]) -> str:
+    """The `graph_sizes` log of graph `name` from its nodes' (name, example value): each
+    tensor's size, then its concrete size if symbolic (``l_a_: (s0, 3)``,
+    ``l_a_ (concrete): (8, 3)``)."""
+    lines = ["TRACED GRAPH TENSOR SIZES", f"===== {name} ====="]
+    for node_name, value in values:
+        if not isinstance(value, torch.Tensor):
+            continue
+        size = tuple(value.size())
+        lines.append(f"{node_name}: {size}")
+        if any(isinstance(s, torch.SymInt) for s in size):
+            concrete = tuple(s.node.hint if isinstance(s, torch.SymInt) else s for s in size)
+            lines.append(f"{node_name} (concrete): {concrete}")
+    return "\n".join(lines)
