@@ -3,7 +3,8 @@
 The public API (DESIGN.md "Module map"): `compile` returns a wrapper that installs the
 frame hook while the function runs (seed: "@torch.compile only installs the
 scaffolding"); `reset` forgets compiled code; `disable` runs a function uncompiled;
-`config` holds the knobs and `set_logs` turns on the log channels.
+`config` holds the knobs and `set_logs` turns on the log channels; `mark_dynamic`,
+`maybe_mark_dynamic` and `mark_static` mark tensor dims for the symbolic shapes policy.
 """
 
 from __future__ import annotations
@@ -16,8 +17,19 @@ import torch
 
 from minidynamo import config
 from minidynamo.logs import set_logs
+from minidynamo.shapes import mark_dynamic, mark_static, maybe_mark_dynamic
 
-__all__ = ["OptimizedModule", "compile", "config", "disable", "reset", "set_logs"]
+__all__ = [
+    "OptimizedModule",
+    "compile",
+    "config",
+    "disable",
+    "mark_dynamic",
+    "mark_static",
+    "maybe_mark_dynamic",
+    "reset",
+    "set_logs",
+]
 
 
 def compile(
@@ -28,8 +40,9 @@ def compile(
     dynamic: bool | None = None,
 ) -> Any:
     """Compile `fn` (a function or an `nn.Module`) on its calls; usable as ``@compile``
-    and ``@compile(backend=...)``. `dynamic` is accepted for torch.compile's signature;
-    shapes are static in this version."""
+    and ``@compile(backend=...)``. `dynamic` (seed "Symbolic Shapes"): None for static
+    shapes first and automatic dynamic after a change, True to trace every size and int
+    input as a symbol from the first call, False for static shapes only."""
     from minidynamo.backends import lookup_backend
     from minidynamo.convert_frame import ConvertFrame
 
@@ -37,7 +50,7 @@ def compile(
         raise TypeError(f"dynamic must be None, True or False, not {dynamic!r}")
     if not isinstance(fullgraph, bool):
         raise TypeError(f"fullgraph must be a bool, not {type(fullgraph).__name__}")
-    callback = ConvertFrame(lookup_backend(backend), fullgraph=fullgraph)
+    callback = ConvertFrame(lookup_backend(backend), fullgraph=fullgraph, dynamic=dynamic)
     if fn is None:
         return functools.partial(_wrap, callback=callback)
     return _wrap(fn, callback=callback)

@@ -11,10 +11,17 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import torch
+from torch.fx.experimental.symbolic_shapes import guard_scalar
 
 from minidynamo import trace_rules
 from minidynamo.exc import unimplemented
-from minidynamo.source import AttrSource, GetItemSource, placeholder_name
+from minidynamo.source import (
+    AttrSource,
+    GetItemSource,
+    GlobalSource,
+    LocalSource,
+    placeholder_name,
+)
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.builtin import BUILTIN_HANDLERS, PURE_BUILTINS, BuiltinVariable
 from minidynamo.variables.constant import ConstantVariable, is_constant_value
@@ -32,6 +39,7 @@ from minidynamo.variables.lists import (
 )
 from minidynamo.variables.misc import PythonModuleVariable
 from minidynamo.variables.nn_module import NNModuleVariable
+from minidynamo.variables.symnode import SYM_TYPES, SymNodeVariable, is_symbolic
 from minidynamo.variables.tensor import TensorVariable
 from minidynamo.variables.torch import TorchInGraphFunctionVariable
 from minidynamo.variables.user_defined import (
@@ -84,9 +92,24 @@ class VariableBuilder:
         return VariableBuilder(self.tx, source, guard=self.guards is not None)
 
     def wrap_constant(self, value: object) -> VariableTracker:
+        if type(value) is int and self.guards is not None and _may_be_symbolic(self.source):
+            return self.wrap_int(value)
         if self.guards is not None:
             self.guards.add_constant_match(self.source, value)
         return ConstantVariable(value, source=self.source)
+
+    def wrap_int(self, value: int) -> VariableTracker:
+        """An int input: a constant (guarded on its value), or, once the ShapePolicy says
+        it is dynamic, a SymInt graph input ``l_n_: torch.SymInt`` (guarded on its type)."""
+        output = self.tx.output
+        wrapped = output.shapes.wrap_int(value, self.source)
+        if not isinstance(wrapped, torch.SymInt):
+            output.guards.add_constant_match(self.source, value)
+            return ConstantVariable(value, source=self.source)
+        output.guards.add_type_match(self.source, value)
+        name = placeholder_name(self.source)
+        proxy = output.create_graph_input(name, value, wrapped, self.source)
+        return SymNodeVariable(self.tx, proxy, wrapped, source=self.source)
 
     def wrap_tensor(self, value: torch.Tensor) -> VariableTracker:
         output = self.tx.output
@@ -99,8 +122,10 @@ class VariableBuilder:
             # The same tensor reached twice feeds one graph input (seed example f6).
             output.guards.add_alias(self.source, seen.source)
             return seen
-        output.guards.add_tensor_match(self.source, value)
-        fake = output.fake_mode.from_tensor(value, static_shapes=True)
+        fake = output.shapes.wrap_tensor(value, self.source)
+        for symbol in output.shapes.new_symbol_inputs():
+            output.create_graph_input(symbol.name, symbol.hint, symbol.value, symbol.source)
+        output.guards.add_tensor_match(self.source, value, fake)
         proxy = output.create_graph_input(placeholder_name(self.source), value, fake, self.source)
         vt = TensorVariable(proxy, fake, class_type=type(value), source=self.source)
         output.input_by_id[id(value)] = vt
@@ -212,13 +237,24 @@ _WRAPPERS: list[
 ]
 
 
+def _may_be_symbolic(source: Source) -> bool:
+    """Whether an int read from `source` may become a symbol: an argument, closure
+    variable or global, or an item of one; never an attribute (module hyperparameters,
+    function defaults and object fields stay constants, as in Dynamo)."""
+    while isinstance(source, GetItemSource):
+        source = source.base
+    return isinstance(source, (LocalSource, GlobalSource))
+
+
 def wrap_fx_proxy(
     tx: InstructionTranslatorBase, proxy: torch.fx.Proxy, example_value: Any
 ) -> VariableTracker:
     """The VariableTracker of a new graph node, given its FakeTensor example value."""
     if isinstance(example_value, torch.Tensor):
         return TensorVariable(proxy, example_value)
-    if isinstance(example_value, torch.Size):
+    if is_symbolic(example_value) and isinstance(example_value, SYM_TYPES):
+        return SymNodeVariable(tx, proxy, example_value)
+    if isinstance(example_value, torch.Size) and not is_symbolic(example_value):
         return SizeVariable.of(example_value)
     if isinstance(example_value, (tuple, list)):
         items = [
@@ -231,6 +267,8 @@ def wrap_fx_proxy(
             )
             for i, item in enumerate(example_value)
         ]
+        if isinstance(example_value, torch.Size):
+            return SizeVariable(items)
         if type(example_value) is list:
             return ListVariable(items)
         if type(example_value) is tuple:
@@ -238,8 +276,8 @@ def wrap_fx_proxy(
         return NamedTupleVariable(items, type(example_value))
     if example_value is None:
         return ConstantVariable(None)
-    if isinstance(example_value, (bool, int, float)):
-        # A static number (shapes are static in this issue): no graph value needed.
+    if isinstance(example_value, (bool, int, float, *SYM_TYPES)):
+        # A static number (a SymInt whose value is known is one): no graph value needed.
         tx.output.graph.erase_node(proxy.node)
-        return ConstantVariable(example_value)
+        return ConstantVariable(guard_scalar(example_value))
     unimplemented(f"graph operation returned a {type(example_value).__name__}")

@@ -8,6 +8,7 @@ containers are rebuilt item by item (BUILD_TUPLE ...).
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
 import types
 from typing import TYPE_CHECKING, Any
@@ -25,6 +26,7 @@ from minidynamo.bytecode import (
     create_load_fast,
     create_load_global,
     create_load_method,
+    create_push_null,
     create_return_value,
     create_store_fast,
     decode,
@@ -66,6 +68,21 @@ class PyCodegen:
     def load_deref(self, name: str) -> None:
         self.extend([create_instruction("LOAD_DEREF", argval=name)])
 
+    def store_fast(self, name: str) -> None:
+        self.extend(create_store_fast(name))
+
+    def push_null(self) -> None:
+        self.extend(create_push_null())
+
+    def load_builtin(self, fn: Any) -> None:
+        """A builtin by its name (``LOAD_GLOBAL print``) unless a global shadows it."""
+        name = fn.__name__
+        if name in self.output.root_globals or getattr(builtins, name, None) is not fn:
+            qualified = f"{fn.__module__}.{fn.__qualname__}"
+            name = "__import_" + qualified.replace(".", "_dot_")
+            self.output.install_global(name, fn)
+        self.load_global(name)
+
     def load_global(self, name: str) -> None:
         self.extend(create_load_global(name, push_null=False))
 
@@ -105,6 +122,18 @@ class PyCodegen:
         self(value)
         self.extend(create_load_method(name))
         self.extend(create_call_method(0))
+
+    def call_method(self, name: str, local_args: list[str]) -> None:
+        """``TOS.name(*local_args)``, the arguments read from locals."""
+        self.extend(create_load_method(name))
+        for arg in local_args:
+            self.load_fast(arg)
+        self.extend(create_call_method(len(local_args)))
+
+    def new_temp(self) -> str:
+        """A fresh local of the generated code (``___tmp_0``)."""
+        self.output.temp_count += 1
+        return f"___tmp_{self.output.temp_count - 1}"
 
     def call_compiled_graph(self, name: str, inputs: list[Source]) -> None:
         """``graph_out_0 = __compiled_fn_N(inputs...)``."""

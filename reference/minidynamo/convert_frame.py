@@ -18,12 +18,15 @@ import traceback
 import types
 from collections.abc import Callable
 
-from minidynamo import config, eval_frame, logs, trace_rules
+from torch.fx.experimental.symbolic_shapes import ConstraintViolationError
+
+from minidynamo import config, eval_frame, logs, resume, trace_rules
 from minidynamo.bytecode import dis_text
 from minidynamo.codegen import modified_code
 from minidynamo.exc import Unsupported
 from minidynamo.guards import CheckFunction
 from minidynamo.output_graph import OutputGraph
+from minidynamo.shapes import FrameShapeState, ShapePolicy
 from minidynamo.symbolic_convert import InstructionTranslator
 
 log = logging.getLogger("minidynamo")
@@ -31,6 +34,7 @@ guards_log = logs.get_logger("guards")
 recompiles_log = logs.get_logger("recompiles")
 bytecode_log = logs.get_logger("bytecode")
 graph_breaks_log = logs.get_logger("graph_breaks")
+dynamic_log = logs.get_logger("dynamic")
 
 # Frames converted, and frames that ran eagerly after a failed conversion.
 counters: collections.Counter[str] = collections.Counter()
@@ -48,6 +52,8 @@ class CacheEntry:
 _cache: dict[types.CodeType, list[CacheEntry]] = {}
 _skipped_by_us: set[types.CodeType] = set()
 _warned_limit: set[types.CodeType] = set()
+# Automatic dynamic's memory of each code object: the sizes and ints its compiles saw.
+_frame_states: dict[types.CodeType, FrameShapeState] = {}
 
 
 def reset() -> None:
@@ -57,6 +63,8 @@ def reset() -> None:
     _skipped_by_us.clear()
     _cache.clear()
     _warned_limit.clear()
+    _frame_states.clear()
+    resume.reset()
     counters.clear()
 
 
@@ -91,6 +99,15 @@ def flat_arguments(fn: types.FunctionType, args: tuple, kwargs: dict) -> tuple:
     return tuple(bound.arguments[name] for name in code.co_varnames[: eval_frame.param_count(code)])
 
 
+def _raising(error: Exception) -> Callable:
+    """A replacement for the frame that raises `error` in the user's call."""
+
+    def raise_error(*args: object) -> None:
+        raise error
+
+    return raise_error
+
+
 def where(code: types.CodeType) -> str:
     return f"{os.path.basename(code.co_filename)}:{code.co_firstlineno}"
 
@@ -98,9 +115,12 @@ def where(code: types.CodeType) -> str:
 class ConvertFrame:
     """The callback installed by `minidynamo.compile`, holding its backend and options."""
 
-    def __init__(self, backend: Callable, *, fullgraph: bool = False) -> None:
+    def __init__(
+        self, backend: Callable, *, fullgraph: bool = False, dynamic: bool | None = None
+    ) -> None:
         self.backend = backend
         self.fullgraph = fullgraph
+        self.dynamic = dynamic
 
     def __call__(
         self,
@@ -113,6 +133,8 @@ class ConvertFrame:
     ) -> Callable | None:
         try:
             return self.lookup_or_compile(code, args, f_globals, f_builtins, closure, entry)
+        except ConstraintViolationError as e:  # a user error (mark_dynamic), not ours
+            return _raising(e)
         except Exception as e:  # never raise into CPython: run the frame eagerly instead
             log.warning(
                 "minidynamo: internal error while converting %s (%s), running it eagerly: %s: %s%s",
@@ -189,9 +211,8 @@ class ConvertFrame:
         closure: tuple | None,
     ) -> CacheEntry:
         """Translate the frame and build its modified code and guards."""
-        output = OutputGraph(f_globals, self.backend)
-        tx = InstructionTranslator(output, code, args, f_globals, f_builtins, closure)
-        tx.run()
+        output, tx = self.translate(code, args, f_globals, f_builtins, closure)
+        output.guards.add_shape_guards(output.shapes.produce_guards())
         new_code = modified_code(code, tx.output_instructions)
         check_fn = output.guards.compile()
         f_globals.update(output.installed_globals)
@@ -206,22 +227,57 @@ class ConvertFrame:
             bytecode_log.debug("MODIFIED BYTECODE %s\n%s", title, dis_text(new_code))
         return CacheEntry(check_fn, replacement, new_code)
 
+    def translate(
+        self,
+        code: types.CodeType,
+        args: tuple,
+        f_globals: dict,
+        f_builtins: dict,
+        closure: tuple | None,
+    ) -> tuple[OutputGraph, InstructionTranslator]:
+        """Run the translator; where it meets something it can break the graph for, run
+        it again from the start, stopping there (tracing is deterministic, and a fresh
+        start leaves no half-traced state behind)."""
+        break_span = None
+        while True:
+            shapes = ShapePolicy(
+                _frame_states.setdefault(code, FrameShapeState()),
+                dynamic=self.dynamic,
+                log=dynamic_log,
+            )
+            output = OutputGraph(f_globals, self.backend, shapes)
+            tx = InstructionTranslator(
+                output, code, args, f_globals, f_builtins, closure, break_span=break_span
+            )
+            try:
+                tx.run()
+                return output, tx
+            except Unsupported as e:
+                if self.fullgraph or break_span is not None or e.break_span is None:
+                    raise
+                break_span = e.break_span
+                counters["graph_breaks"] += 1
+                self.log_graph_break(e)
+
+    def log_graph_break(self, error: Unsupported) -> None:
+        if graph_breaks_log.isEnabledFor(logging.DEBUG):
+            file, line, _name, _text = error.user_stack[-1]
+            graph_breaks_log.debug(
+                "Graph break in user code at %s:%d\n%s", file, line, error.describe()
+            )
+
     def fall_back(self, code: types.CodeType, error: Unsupported) -> Callable | None:
         """Translation failed: run this frame (and later ones of `code`) eagerly."""
         counters["frames_failed"] += 1
         if self.fullgraph:
 
             def raise_unsupported(*args: object) -> None:
-                raise error
+                raise Unsupported(error.describe(), error.gb_id)
 
             return raise_unsupported
         if graph_breaks_log.isEnabledFor(logging.DEBUG):
-            stack = "".join(
-                f'\n  File "{file}", line {line}, in {name}\n    {text}'
-                for file, line, name, text in reversed(error.user_stack)
-            )
             graph_breaks_log.debug(
-                "Frame %s (%s) runs eagerly: %s%s", code.co_name, where(code), error.reason, stack
+                "Frame %s (%s) runs eagerly:\n%s", code.co_name, where(code), error.describe()
             )
         _skip(code)
         return None

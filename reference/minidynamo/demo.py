@@ -1,5 +1,5 @@
 """The seed's examples, runnable: `python -m minidynamo demo` prints their graphs,
-guards and recompiles in the seed's formats (seed sections 1-5), and the golden tests
+guards, recompiles and graph breaks in the seed's formats (seed sections 1-6), and the golden tests
 snapshot the same text.
 
 Each example is the seed's program with `minidynamo.compile` for `torch.compile`, run
@@ -140,6 +140,24 @@ fn(torch.randn(8, 3), torch.randn(8, 3))
 ]
 
 
+# Seed "Graph Breaks": `print` runs in CPython between two graphs.
+GRAPH_BREAK_EXAMPLE = Example(
+    "print_graph_break",
+    "script.py",
+    ("graph_code", "graph_breaks"),
+    _HEADER
+    + """\
+@minidynamo.compile
+def fn(a):
+    b = a + 2
+    print("Hi")
+    return b + a
+
+fn(torch.randn(4))
+""",
+)
+
+
 def run_example(example: Example) -> str:
     """Run one example from a clean cache; the text its log channels print."""
     import minidynamo
@@ -158,7 +176,7 @@ def run_example(example: Example) -> str:
 
 
 def main() -> None:
-    for example in SEED_EXAMPLES:
+    for example in [*SEED_EXAMPLES, GRAPH_BREAK_EXAMPLE]:
         print(f"$ {example.command}    # seed example: {example.name}")
         print(example.source)
         print(run_example(example))

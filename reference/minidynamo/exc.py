@@ -1,27 +1,47 @@
-"""Why a frame could not be converted (DESIGN.md "Safe by default"; seed "Graph Breaks").
+"""Why the translator stopped (DESIGN.md "Safe by default"; seed "Graph Breaks").
 
 `Unsupported` is raised anywhere in the tracer when it meets something it does not
-model. `convert_frame` catches it, logs the reason with the user's source line and runs
-the frame eagerly; a later issue turns most of these into graph breaks.
+model, naming a reason of `graph_break_registry`. The translator turns it into a graph
+break where it can (a call, a branch on a tensor); otherwise `convert_frame` runs the
+frame eagerly. `fullgraph=True` raises it to the user with `describe`'s text.
 """
 
 from __future__ import annotations
 
 from typing import NoReturn
 
+from minidynamo.graph_break_registry import REGISTRY, UNSUPPORTED
+
 
 class Unsupported(Exception):
-    """The translator cannot trace this construct; the frame runs eagerly instead.
+    """The translator cannot trace this construct.
 
     `user_stack` lists (file, line, function, source line) from the innermost inlined
-    frame outwards, filled in as the exception leaves each translator."""
+    frame outwards, filled in as the exception leaves each translator. `break_span`
+    (first, last instruction index of the top-level frame) is set where the frame can
+    break its graph instead: the instructions then run in CPython."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, gb_id: str = UNSUPPORTED) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.gb_id = gb_id
         self.user_stack: list[tuple[str, int, str, str]] = []
+        self.break_span: tuple[int, int] | None = None
+
+    def describe(self) -> str:
+        """The reason with its id, explanation, hint and the user's stack."""
+        gb = REGISTRY[self.gb_id]
+        lines = [
+            f"Graph Break Reason: {self.reason} [{gb.gb_id}: {gb.category}]",
+            f"  Explanation: {gb.explanation}",
+            f"  Hint: {gb.hint}",
+            "User code traceback:",
+        ]
+        for file, line, name, text in reversed(self.user_stack):
+            lines += [f'  File "{file}", line {line}, in {name}', f"    {text}"]
+        return "\n".join(lines)
 
 
-def unimplemented(reason: str) -> NoReturn:
-    """Stop tracing this frame because of `reason` (a short, human-readable sentence)."""
-    raise Unsupported(reason)
+def unimplemented(reason: str, gb_id: str = UNSUPPORTED) -> NoReturn:
+    """Stop tracing because of `reason` (a short sentence), of registry type `gb_id`."""
+    raise Unsupported(reason, gb_id)

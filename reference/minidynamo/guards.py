@@ -18,12 +18,14 @@ from typing import Any
 import torch
 from torch._guards import Source
 
+from minidynamo.shapes import sizes_match, tensor_guard_sizes
+
 
 @dataclasses.dataclass(frozen=True)
 class Guard:
     """One assumption: `text` is what the logs print, `expr` what the check evaluates."""
 
-    source: Source
+    source: Source | None
     text: str
     expr: str
 
@@ -41,18 +43,21 @@ def describe(obj: object) -> str:
 
 @dataclasses.dataclass(frozen=True)
 class TensorSpec:
-    """The static properties `check_tensor` compares: type, dtype, device, grad, sizes."""
+    """The static properties `check_tensor` compares: type, dtype, device, grad, sizes.
+    A size or stride is None where it is symbolic (the shape guards check it)."""
 
     type: type
     dtype: torch.dtype
     device: torch.device
     requires_grad: bool
-    size: tuple[int, ...]
-    stride: tuple[int, ...]
+    size: tuple[int | None, ...]
+    stride: tuple[int | None, ...]
 
     @classmethod
-    def of(cls, t: torch.Tensor) -> TensorSpec:
-        return cls(type(t), t.dtype, t.device, t.requires_grad, tuple(t.size()), t.stride())
+    def of(cls, t: torch.Tensor, fake: torch.Tensor | None = None) -> TensorSpec:
+        """The spec of input `t`; with its FakeTensor `fake`, symbolic dims are None."""
+        size, stride = tensor_guard_sizes(t if fake is None else fake)
+        return cls(type(t), t.dtype, t.device, t.requires_grad, tuple(size), tuple(stride))
 
     def matches(self, value: object) -> bool:
         # Field by field, cheapest first: this runs on every call of compiled code.
@@ -60,8 +65,8 @@ class TensorSpec:
             type(value) is self.type
             and value.dtype == self.dtype  # type: ignore[attr-defined]
             and value.requires_grad == self.requires_grad  # type: ignore[attr-defined]
-            and value.size() == self.size  # type: ignore[attr-defined]
-            and value.stride() == self.stride  # type: ignore[attr-defined]
+            and sizes_match(self.size, value.size())  # type: ignore[attr-defined]
+            and sizes_match(self.stride, value.stride())  # type: ignore[attr-defined]
             and value.device == self.device  # type: ignore[attr-defined]
         )
 
@@ -94,7 +99,7 @@ class GuardSet:
         self.namespace[name] = obj
         return name
 
-    def _add(self, source: Source, text: str, expr: str) -> None:
+    def _add(self, source: Source | None, text: str, expr: str) -> None:
         if text not in self.guards:
             self.guards[text] = Guard(source, text, expr)
 
@@ -140,8 +145,10 @@ class GuardSet:
             f"list({source.name}.keys()) == {self._bind(keys)}",
         )
 
-    def add_tensor_match(self, source: Source, value: torch.Tensor) -> None:
-        spec = TensorSpec.of(value)
+    def add_tensor_match(
+        self, source: Source, value: torch.Tensor, fake: torch.Tensor | None = None
+    ) -> None:
+        spec = TensorSpec.of(value, fake)
         self._add(
             source,
             f"check_tensor({source.name}, {spec})",
@@ -151,6 +158,13 @@ class GuardSet:
     def add_alias(self, source: Source, other: Source) -> None:
         """`source` and `other` are the same object (one graph input serves both)."""
         self._add(source, f"{source.name} is {other.name}", f"{source.name} is {other.name}")
+
+    def add_shape_guards(self, texts: list[str]) -> None:
+        """The shape guards of `ShapePolicy.produce_guards`: Python text over `L` and `G`
+        (``L['b'].size()[0] == L['a'].size()[0]``), checked as written."""
+        self.namespace.setdefault("math", math)
+        for text in texts:
+            self._add(None, text, text)
 
     def text(self) -> str:
         return "\n".join(self.guards)

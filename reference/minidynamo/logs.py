@@ -13,7 +13,17 @@ import os
 import sys
 from collections.abc import Iterator
 
-CHANNELS = ("graph_code", "guards", "recompiles", "bytecode", "trace", "graph_breaks")
+CHANNELS = (
+    "graph_code",
+    "guards",
+    "recompiles",
+    "bytecode",
+    "trace",
+    "graph_breaks",
+    "dynamic",
+    "graph_sizes",
+    "output_code",
+)
 
 _root = logging.getLogger("minidynamo")
 

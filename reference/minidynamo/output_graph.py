@@ -19,11 +19,13 @@ import torch
 import torch.fx
 import torch.utils._pytree as pytree
 from torch._guards import Source
-from torch._subclasses.fake_tensor import FakeTensorMode
+from torch.fx.experimental.symbolic_shapes import free_symbols
 
 from minidynamo import logs
 from minidynamo.exc import unimplemented
 from minidynamo.guards import GuardSet
+from minidynamo.shapes import FrameShapeState, ShapePolicy, TensorPropertySource, format_graph_sizes
+from minidynamo.side_effects import SideEffects
 
 if TYPE_CHECKING:
     from minidynamo.bytecode import Instruction
@@ -31,6 +33,11 @@ if TYPE_CHECKING:
     from minidynamo.variables.base import VariableTracker
 
 graph_code_log = logs.get_logger("graph_code")
+graph_sizes_log = logs.get_logger("graph_sizes")
+
+# Nodes that compute numbers or sizes, not tensors: dropped when unused (`ge = l_n_ >= 0`
+# only served an `if`, whose guard the ShapePolicy keeps).
+_SYMBOLIC_RESULTS = (torch.SymInt, torch.SymBool, torch.SymFloat, torch.Size)
 
 # Numbers `__compiled_fn_N` (and later `__resume_at_..._N`); `reset()` restarts it.
 _unique_ids = itertools.count()
@@ -57,15 +64,20 @@ class GraphArg:
 class OutputGraph:
     """The graph under construction, its inputs, its guards and the globals it needs."""
 
-    def __init__(self, f_globals: dict, backend: Callable) -> None:
+    def __init__(
+        self, f_globals: dict, backend: Callable, shapes: ShapePolicy | None = None
+    ) -> None:
         self.graph = torch.fx.Graph()
         self.tracer = torch.fx.proxy.GraphAppendingTracer(self.graph)
-        self.fake_mode = FakeTensorMode()
+        self.shapes = shapes if shapes is not None else ShapePolicy(FrameShapeState())
+        self.fake_mode = self.shapes.fake_mode
         self.guards = GuardSet()
         self.input_by_id: dict[int, VariableTracker] = {}
         self.root_globals = f_globals
         self.installed_globals: dict[str, Any] = {}
         self.backend = backend
+        self.side_effects = SideEffects()
+        self.temp_count = 0
 
     def install_global(self, name: str, value: Any) -> None:
         """`name` will be set in the frame's globals when the compiled code is installed."""
@@ -139,21 +151,32 @@ class OutputGraph:
 
         proxy_args = tuple(arg.as_proxy() for arg in args)
         proxy_kwargs = {key: arg.as_proxy() for key, arg in (kwargs or {}).items()}
-        example = self.run_fake(kind, target, proxy_args, proxy_kwargs)
+        filename, lineno, _line = tx.source_location()
+        with self.shapes.guards_added_at(f"{filename}:{lineno} in {tx.code.co_name}"):
+            example = self.run_fake(kind, target, proxy_args, proxy_kwargs)
         proxy = self.create_proxy(tx, kind, target, proxy_args, proxy_kwargs, example=example)
         return wrap_fx_proxy(tx, proxy, example)
 
     # Finishing the graph.
 
     def compile_subgraph(
-        self, tx: InstructionTranslatorBase, return_value: VariableTracker
+        self,
+        tx: InstructionTranslatorBase,
+        stack_values: list[VariableTracker],
+        stored_locals: dict[str, VariableTracker] | None = None,
     ) -> list[Instruction]:
-        """Compile the graph and return the bytecode that runs it and returns
-        `return_value`: call `__compiled_fn_N`, store `graph_out_0`, rebuild, return."""
+        """Compile the graph and return the bytecode that runs it: call `__compiled_fn_N`,
+        store `graph_out_0`, push `stack_values`, store `stored_locals` (at a graph break:
+        the locals the continuation needs that the graph computed), replay side effects."""
         from minidynamo.codegen import PyCodegen
 
         rebuild = PyCodegen(self, graph_output_var="graph_out_0")
-        rebuild(return_value)
+        for value in stack_values:
+            rebuild(value)
+        for name, value in (stored_locals or {}).items():
+            rebuild(value)
+            rebuild.store_fast(name)
+        self.side_effects.codegen(rebuild)
         outputs = list(rebuild.graph_outputs)
         self.graph.output(tuple(outputs))
         self.remove_unused_graphargs()
@@ -162,25 +185,44 @@ class OutputGraph:
             name = f"__compiled_fn_{next_unique_id()}"
             self.install_global(name, self.compile_and_call_fx_graph(name))
             call_graph.call_compiled_graph(name, [arg.source for arg in self.graphargs])
-        return call_graph.instructions + rebuild.instructions + rebuild.return_value()
+        return call_graph.instructions + rebuild.instructions
 
     def remove_unused_graphargs(self) -> None:
-        """Drop unused `getitem` nodes and placeholders (as Dynamo does before compiling)."""
+        """Drop unused `getitem` nodes, size arithmetic and placeholders (as Dynamo does
+        before compiling). A size symbol (`s0`) stays while a tensor input's size uses it."""
         for node in reversed(list(self.graph.nodes)):
-            if not node.users and node.op == "call_function" and node.target is operator.getitem:
+            if node.users or node.op not in ("call_function", "call_method"):
+                continue
+            if node.target is operator.getitem or isinstance(
+                node.meta.get("example_value"), _SYMBOLIC_RESULTS
+            ):
                 self.graph.erase_node(node)
         for arg in self.graphargs:
-            if not arg.proxy.node.users:
+            if not arg.proxy.node.users and not isinstance(arg.source, TensorPropertySource):
                 self.graph.erase_node(arg.proxy.node)
+        examples = [arg.proxy.node.meta["example_value"] for arg in self.graphargs]
+        used = set().union(*(free_symbols(e) for e in examples if isinstance(e, torch.Tensor)))
+        for arg in self.graphargs:
+            node = arg.proxy.node
+            if isinstance(arg.source, TensorPropertySource) and not node.users:
+                if not free_symbols(node.meta["example_value"]) & used:
+                    self.graph.erase_node(node)
 
     def compile_and_call_fx_graph(self, name: str) -> Callable:
         gm = torch.fx.GraphModule(torch.nn.Module(), self.graph)
         if graph_code_log.isEnabledFor(logging.DEBUG):
             graph_code_log.debug("TRACED GRAPH\n ===== %s =====\n%s", name, graph_code(self.graph))
+        if graph_sizes_log.isEnabledFor(logging.DEBUG):
+            values = [(n.name, n.meta.get("example_value")) for n in self.graph.nodes]
+            graph_sizes_log.debug("%s", format_graph_sizes(name, values))
         compiled = self.backend(gm, [arg.example for arg in self.graphargs])
         if not callable(compiled):
             unimplemented(f"backend returned a non-callable {type(compiled).__name__}")
-        return compiled
+        # Frames the compiled graph runs (a backend's lazy compile, its Python helpers)
+        # are not user code: converting them would recurse into the compiler.
+        from minidynamo import disable
+
+        return disable(compiled)
 
 
 # The graph's text in the seed's format (`graph_code` channel).
@@ -227,9 +269,16 @@ def _node_line(node: torch.fx.Node) -> str:
     return f"{node.name} = {target}({_call_args(args, node.kwargs)})"
 
 
+def _placeholder_type(node: torch.fx.Node) -> str:
+    symbolic = isinstance(node.meta["example_value"], torch.SymInt)
+    return "torch.SymInt" if symbolic else "torch.Tensor"
+
+
 def graph_code(graph: torch.fx.Graph) -> str:
     """``def forward(self, l_x_: torch.Tensor): ...`` with `# File:` comments."""
-    params = ["self"] + [f"{n.name}: torch.Tensor" for n in graph.nodes if n.op == "placeholder"]
+    params = ["self"] + [
+        f"{n.name}: {_placeholder_type(n)}" for n in graph.nodes if n.op == "placeholder"
+    ]
     lines = [f"def forward({', '.join(params)}):"]
     location = None
     for node in graph.nodes:

@@ -15,9 +15,21 @@ import os
 import types
 from typing import TYPE_CHECKING, Any
 
-from minidynamo import config, logs
+from minidynamo import config, logs, resume
+from minidynamo import graph_break_registry as gb
 from minidynamo.builder import VariableBuilder
-from minidynamo.bytecode import Instruction, decode
+from minidynamo.bytecode import (
+    Instruction,
+    create_call_function,
+    create_load_fast,
+    create_load_global,
+    create_push_null,
+    create_rerun,
+    create_return_value,
+    create_rot_n,
+    decode,
+    stack_effect,
+)
 from minidynamo.exc import Unsupported, unimplemented
 from minidynamo.opcodes import load_all
 from minidynamo.source import GlobalSource, LocalSource
@@ -116,14 +128,18 @@ class InstructionTranslatorBase:
         handler = HANDLERS.get(inst.opname)
         try:
             if handler is None:
-                unimplemented(f"opcode {inst.opname}")
+                unimplemented(f"opcode {inst.opname}", gb.UNSUPPORTED_OPCODE)
             if inst.exn_tab_entry is not None and not self.is_cleanup_handler(inst):
                 unimplemented("code inside a try block (exceptions are not modelled)")
             handler(self, inst)
         except Unsupported as e:
             filename, lineno, line = self.source_location()
             e.user_stack.append((filename, lineno, self.code.co_name, line))
+            self.locate_break(e, self.instruction_pointer - 1)
             raise
+
+    def locate_break(self, error: Unsupported, index: int) -> None:
+        """Where the frame could break its graph for `error` (only the top-level frame)."""
 
     def is_cleanup_handler(self, inst: Instruction) -> bool:
         """A 3.12+ inlined comprehension's handler only restores locals and re-raises:
@@ -169,6 +185,13 @@ class InstructionTranslatorBase:
         self.symbolic_locals[name] = value
 
     def load_global(self, name: str) -> VariableTracker:
+        side_effects = self.output.side_effects
+        if self.f_globals is self.output.root_globals:
+            # A global assigned or changed in place by the trace reads back its new value.
+            stored = side_effects.global_values.get(name)
+            stored = stored or side_effects.mutated_container(GlobalSource(name).name)
+            if stored is not None:
+                return stored
         if name in self.f_globals:
             return VariableBuilder(self, self.global_source(name))(self.f_globals[name])
         if name in self.f_builtins:
@@ -217,6 +240,7 @@ class InstructionTranslator(InstructionTranslatorBase):
         f_globals: dict,
         f_builtins: dict,
         closure: tuple[types.CellType, ...] | None,
+        break_span: tuple[int, int] | None = None,
     ) -> None:
         params = code.co_varnames[: len(args)]
         symbolic_locals: dict[str, Any] = {
@@ -244,10 +268,115 @@ class InstructionTranslator(InstructionTranslatorBase):
                 initial = VariableBuilder(self, LocalSource(name, is_cell=True))(value.value)
             self.cells[name] = CellVariable(initial)
         self.output_instructions: list[Instruction] = []
+        # Set when translation restarts after an Unsupported: stop there and break.
+        self.break_span = break_span
 
     def return_value(self, value: VariableTracker) -> None:
-        self.output_instructions = self.output.compile_subgraph(self, value)
+        self.output_instructions = self.output.compile_subgraph(self, [value])
+        self.output_instructions += create_return_value()
         self.done = True
+
+    # Graph breaks (seed "Graph Breaks").
+
+    def step(self) -> None:
+        if self.break_span is not None and self.instruction_pointer == self.break_span[0]:
+            self.break_graph(*self.break_span)
+        else:
+            super().step()
+
+    def locate_break(self, error: Unsupported, index: int) -> None:
+        """A call breaks before it runs; a branch on a tensor breaks at its jump. Not in
+        loops (as Dynamo: the frame is skipped), nor with closures (a continuation has none)."""
+        inst = self.instructions[index]
+        is_branch = error.gb_id == gb.DATA_DEPENDENT_BRANCH and inst.opname in _BRANCHES
+        if not (inst.opname in _CALLS or is_branch):
+            return
+        if self.code.co_cellvars or self.code.co_freevars or self.has_backedge(index):
+            return
+        first = index
+        while self.instructions[first - 1].opname in _CALL_PREFIXES:
+            first -= 1
+        error.break_span = (first, index)
+
+    def has_backedge(self, index: int) -> bool:
+        """A jump back to before `index` ahead of the next return: we are in a loop."""
+        offset = self.instructions[index].offset
+        for inst in self.instructions[index:]:
+            if inst.opname in ("RETURN_VALUE", "RETURN_CONST"):
+                return False
+            if inst.target is not None and inst.target.offset < offset:
+                return True
+        return False
+
+    def break_graph(self, first: int, last: int) -> None:
+        """Compile the graph so far, rebuild what instructions `first`..`last` read from
+        the stack, keep the rest of the stack and the live locals in locals, run the
+        instructions in CPython and return what the continuation returns."""
+        inst = self.instructions[last]
+        results = 0 if inst.target is not None else 1  # a branch pushes nothing, a call one
+        effect = sum(stack_effect(self.instructions[i]) for i in range(first, last + 1))
+        kept = self.stack[: len(self.stack) + effect - results]
+        read = self.stack[len(kept) :]
+        targets = [last + 1]
+        if inst.target is not None:
+            targets.append(self.index_of[id(inst.target)])
+        live = self.live_locals(targets)
+        stored = {name: value for name, value in self.symbolic_locals.items()
+                  if name in live and not _is_unchanged_local(name, value)}  # fmt: skip
+        slots = resume.stack_slots(kept, results)
+        for slot, value in zip(slots, kept, strict=False):
+            if slot is not None:
+                stored[slot] = value
+            elif not create_push_null():
+                unimplemented("graph break with a method call pending (3.10 has no PUSH_NULL)")
+        body = self.output.compile_subgraph(self, read, stored)
+        rerun = [
+            i for index in range(first, last + 1) for i in create_rerun(self.instructions[index])
+        ]
+        continuations = [self.call_resume(target, slots, results, live) for target in targets]
+        if len(continuations) == 2:
+            rerun[-1].target = continuations[1][0]
+        self.output_instructions = body + rerun + [i for c in continuations for i in c]
+        self.done = True
+
+    def live_locals(self, targets: list[int]) -> list[str]:
+        live = set().union(*(resume.live_locals(self.instructions, t) for t in targets))
+        bound = [name for name in self.code.co_varnames if name in self.symbolic_locals]
+        return [name for name in bound if name in live]
+
+    def call_resume(
+        self, target: int, slots: list[str | None], results: int, live: list[str]
+    ) -> list[Instruction]:
+        """``return __resume_at_<offset>_<n>(*results, *kept stack, *live locals)``: the
+        instruction's results are on the stack, the rest of the stack in locals."""
+        fn = resume.resume_function(
+            self.code, self.instructions, target, slots, results, live, self.f_globals
+        )
+        self.output.install_global(fn.name, fn.fn)
+        instructions = create_load_global(fn.name, push_null=False)
+        instructions += create_rot_n(results + 1)
+        for name in fn.params[results:]:
+            instructions += create_load_fast(name)
+        instructions += create_call_function(len(fn.params), push_null=True)
+        return instructions + create_return_value()
+
+
+# Instructions a graph break can run in CPython: calls, and the calls' set-up (3.11+).
+_CALLS = frozenset(
+    "CALL CALL_FUNCTION CALL_FUNCTION_KW CALL_METHOD CALL_KW CALL_FUNCTION_EX".split()
+)
+_CALL_PREFIXES = frozenset({"PRECALL", "KW_NAMES"})
+_BRANCHES = frozenset(
+    """POP_JUMP_IF_FALSE POP_JUMP_IF_TRUE POP_JUMP_FORWARD_IF_FALSE POP_JUMP_FORWARD_IF_TRUE
+    POP_JUMP_BACKWARD_IF_FALSE POP_JUMP_BACKWARD_IF_TRUE""".split()
+)
+
+
+def _is_unchanged_local(name: str, value: Any) -> bool:
+    """Still the frame's own argument: the continuation can be passed it as it is."""
+    if isinstance(value, LazyVariableTracker):
+        return True
+    return value.source == LocalSource(name)
 
 
 class InliningInstructionTranslator(InstructionTranslatorBase):

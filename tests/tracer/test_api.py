@@ -122,16 +122,30 @@ def test_internal_errors_fall_back_to_eager(capsys):
     assert "internal error while converting double" in capsys.readouterr().err
 
 
-def test_unsupported_frames_log_the_user_line():
+def test_graph_breaks_log_the_user_line():
     def fn(x):
         return x.tolist()
 
     with logs.capture("graph_breaks") as messages:
         assert minidynamo.compile(fn)(torch.ones(2)) == [1.0, 1.0]
     (message,) = messages
-    assert message.startswith("Frame fn (test_api.py:")
-    assert "data-dependent tensor method Tensor.tolist()" in message
+    assert message.startswith("Graph break in user code at test_api.py:")
+    assert "Tensor.tolist() [GB0004: data-dependent tensor method]" in message
     assert "return x.tolist()" in message
+
+
+def test_unsupported_frames_log_the_user_line():
+    def fn(x):
+        try:
+            return x + 1
+        finally:
+            pass
+
+    with logs.capture("graph_breaks") as messages:
+        assert torch.equal(minidynamo.compile(fn)(torch.ones(2)), torch.ones(2) + 1)
+    (message,) = messages
+    assert message.startswith("Frame fn (test_api.py:")
+    assert 'File "test_api.py", line' in message
 
 
 def test_set_logs_rejects_unknown_channels():

@@ -1,6 +1,6 @@
 """Every program of tracer_programs.py gives the same result compiled as eager: return
 value, mutated arguments and raised exception; and it compiles (or, where marked, runs
-eagerly). A second call with equal inputs hits the cache."""
+eagerly, or graph-breaks). A second call with equal inputs hits the cache."""
 
 from __future__ import annotations
 
@@ -33,8 +33,10 @@ def test_compiled_matches_eager(case: Case) -> None:
     compiled = run_compiled(case, RecordingBackend())
     check_same_outcome(case, eager, compiled)
     failed = convert_frame.counters["frames_failed"]
+    breaks = convert_frame.counters["graph_breaks"]
     if case.fallback is None:
         assert failed == 0 and compile_count() >= 1, "expected the frame to compile"
+        assert (breaks > 0) == (case.breaks is not None), f"graph breaks: {breaks}"
     else:
         assert failed >= 1, f"expected an eager fallback: {case.fallback}"
 

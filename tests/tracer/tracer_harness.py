@@ -28,6 +28,8 @@ class Case:
     make_args: Callable[[], tuple]
     # Expected to run eagerly (a construct this issue does not model), with the reason.
     fallback: str | None = None
+    # Expected to break the graph (and continue in a resume function), with the reason.
+    breaks: str | None = None
     # Why our graph legitimately differs from real Dynamo's (None: they must match).
     parity: str | None = None
 

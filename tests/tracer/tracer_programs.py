@@ -1,8 +1,9 @@
 """Small programs for the differential and graph-parity tests (issue #3 constructs).
 
 Each `@case(make_args)` registers a function with a factory of its arguments (called
-after seeding torch's RNG). `fallback=` marks programs expected to run eagerly, with the
-reason; `parity=` documents where our graph differs from real Dynamo's.
+after seeding torch's RNG). `fallback=` marks programs expected to run eagerly, and
+`breaks=` programs expected to graph-break, each with the reason; `parity=` documents
+where our graphs differ from real Dynamo's.
 """
 
 from __future__ import annotations
@@ -20,10 +21,14 @@ CASES: list[Case] = []
 
 
 def case(
-    make_args: Callable[[], tuple], *, fallback: str | None = None, parity: str | None = None
+    make_args: Callable[[], tuple],
+    *,
+    fallback: str | None = None,
+    breaks: str | None = None,
+    parity: str | None = None,
 ) -> Callable[[Callable], Callable]:
     def register(fn: Callable) -> Callable:
-        CASES.append(Case(fn, make_args, fallback=fallback, parity=parity))
+        CASES.append(Case(fn, make_args, fallback=fallback, breaks=breaks, parity=parity))
         return fn
 
     return register
@@ -404,7 +409,7 @@ def assert_passes(x, n):
     return x + 1
 
 
-@case(lambda: (t(3),), fallback="data-dependent control flow needs a graph break")
+@case(lambda: (t(3),), breaks="data-dependent control flow")
 def if_tensor_condition(x):
     if x.sum() > 0:
         return x + 1
@@ -939,7 +944,7 @@ def builtins_divmod_pow(x, n):
     return x * q + r + pow(2, 3) + round(3.14159, 2)
 
 
-@case(lambda: (t(3),), fallback="print needs a graph break")
+@case(lambda: (t(3),), breaks="print runs in CPython")
 def builtins_print(x):
     print("hello")
     return x
@@ -1056,12 +1061,12 @@ def tensor_to_dtype(x):
     return x.to(torch.float64), x.float(), x.int(), x.type(torch.float16)
 
 
-@case(lambda: (t(4, 3),), fallback="Tensor.item() needs a graph break")
+@case(lambda: (t(4, 3),), breaks="Tensor.item() runs in CPython")
 def tensor_item(x):
     return x.sum().item()
 
 
-@case(lambda: (t(4, 3),), fallback="Tensor.tolist() needs a graph break")
+@case(lambda: (t(4, 3),), breaks="Tensor.tolist() runs in CPython")
 def tensor_tolist(x):
     return x.tolist()
 
@@ -1198,44 +1203,45 @@ def nn_module_parameters(m, x):
 
 @case(
     lambda: (t(3),),
-    fallback="constructing user objects mutates new objects: side effects come later",
+    breaks="constructing a user object is not modelled: the call runs in CPython",
+    parity="Dynamo traces Point(1, 2) into one graph; we break at the call",
 )
 def set_attribute_on_object(x):
     p = Point(1, 2)
     return x * p.x
 
 
-@case(lambda: (Point(1, 2), t(3)), fallback="attribute mutation of an input is not replayed yet")
+@case(lambda: (Point(1, 2), t(3)))
 def mutate_input_object(p, x):
     p.x = 5
     return x * p.x
 
 
-# --- mutation of inputs and side effects (expected to run eagerly in this issue) ------
+# --- mutation of inputs and side effects (replayed after the graph) -------------------
 
 
-@case(lambda: ([t(3)],), fallback="mutation of an input list is not replayed yet")
+@case(lambda: ([t(3)],))
 def mutate_input_list(items):
     items.append(items[0] * 2)
     return items
 
 
-@case(lambda: ({"a": t(3)},), fallback="mutation of an input dict is not replayed yet")
+@case(lambda: ({"a": t(3)},))
 def mutate_input_dict(d):
     d["b"] = d["a"] + 1
     return d
 
 
-COUNTER = [0]
+HISTORY = [torch.zeros(3)]
 
 
-@case(lambda: (t(3),), fallback="mutation of a global list is not replayed yet")
+@case(lambda: (t(3),))
 def mutate_global_list(x):
-    COUNTER.append(1)
+    HISTORY[0] = x * 2  # a new tensor of the same kind: the next call's guards still pass
     return x
 
 
-@case(lambda: (t(3),), fallback="assignment to a global is not replayed yet")
+@case(lambda: (t(3),))
 def assign_global(x):
     global SCALE
     SCALE = 3
@@ -1267,7 +1273,7 @@ def key_error(x, d):
     return x * d["b"]
 
 
-@case(lambda: (t(3),), fallback="TypeError is raised by the eager frame")
+@case(lambda: (t(3),), breaks="the failing call runs in CPython", parity="Dynamo too breaks")
 def type_error_call(x):
     return helper_mul(x, 1, 2, 3)
 
@@ -1296,7 +1302,11 @@ def with_no_grad(x):
         return x * 2
 
 
-@case(lambda: (t(3),), fallback="generators are not modelled in this issue")
+@case(
+    lambda: (t(3),),
+    breaks="calling a generator function runs in CPython",
+    parity="Dynamo inlines generators",
+)
 def call_generator(x):
     return sum(gen(x))
 

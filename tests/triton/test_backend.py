@@ -138,3 +138,14 @@ def test_small_tensors_index_with_int32(check):
     compiled = check(lambda t: t * 2, torch.randn(10))
     assert "tl.program_id(0) * XBLOCK" in compiled.output_code.source
 
+
+def test_behind_minidynamo_compile():
+    """Our frontend with our backend: the backend compiles lazily on the graph's first
+    call, and the frames of that compile must not be converted again."""
+    import minidynamo
+
+    minidynamo.reset()
+    fn = minidynamo.compile(lambda x, y: torch.softmax(x * 2 + y, -1), backend="triton")
+    x, y = torch.randn(4, 8), torch.randn(4, 8)
+    torch.testing.assert_close(fn(x, y), torch.softmax(x * 2 + y, -1))
+    torch.testing.assert_close(fn(y, x), torch.softmax(y * 2 + x, -1))

@@ -8,6 +8,7 @@ files. Every difference between CPython versions in how bytecode is encoded stay
 from .assemble import assemble
 from .create import (
     add_push_null,
+    clone_instructions,
     create_binary_op,
     create_binary_subscr,
     create_build_tuple,
@@ -22,6 +23,8 @@ from .create import (
     create_load_fast,
     create_load_global,
     create_load_method,
+    create_push_null,
+    create_rerun,
     create_resume,
     create_return_value,
     create_rot_n,
@@ -32,6 +35,7 @@ from .create import (
 from .decode import decode
 from .instruction import BytecodeError, ExceptionTableEntry, Instruction, Positions, exception_table
 from .listing import dis_text
+from .stack import stack_effect
 
 __all__ = [
     "BytecodeError",
@@ -40,6 +44,7 @@ __all__ = [
     "Positions",
     "add_push_null",
     "assemble",
+    "clone_instructions",
     "create_binary_op",
     "create_binary_subscr",
     "create_build_tuple",
@@ -54,6 +59,8 @@ __all__ = [
     "create_load_fast",
     "create_load_global",
     "create_load_method",
+    "create_push_null",
+    "create_rerun",
     "create_resume",
     "create_return_value",
     "create_rot_n",
@@ -63,4 +70,5 @@ __all__ = [
     "decode",
     "dis_text",
     "exception_table",
+    "stack_effect",
 ]

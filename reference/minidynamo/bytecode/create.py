@@ -7,10 +7,11 @@ version table in versions.py; `create_instruction` makes one instruction of any 
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from .arguments import ArgKind, arg_kind, carries_flag
-from .instruction import BytecodeError, Instruction
+from .instruction import BytecodeError, ExceptionTableEntry, Instruction
 from .versions import ENCODING, OPCODE_OF_OPERATOR_310, OPERATOR_OF_OPCODE_310, opcode_of
 
 _MISSING: Any = object()
@@ -190,3 +191,58 @@ def create_binary_op(operator: str) -> list[Instruction]:
 def create_resume() -> list[Instruction]:
     """The RESUME that starts every 3.11+ code object (after MAKE_CELL/COPY_FREE_VARS)."""
     return [create_instruction("RESUME", argval=0)] if ENCODING.resume else []
+
+
+def create_push_null() -> list[Instruction]:
+    """A NULL for the call protocol (3.11+); 3.10 has none (see `create_rerun`)."""
+    return [] if ENCODING.null == "none" else [create_instruction("PUSH_NULL")]
+
+
+def create_rerun(inst: Instruction) -> list[Instruction]:
+    """A decoded instruction to run again after a graph break, its stack rebuilt.
+
+    The rebuilt stack has no NULL on 3.10, where a method call (CALL_METHOD, whose
+    LOAD_METHOD pushed a NULL or self) becomes a plain CALL_FUNCTION of the bound method.
+    A conditional jump on 3.13 tests a bool by identity, so it gets its TO_BOOL back (the
+    traced TO_BOOL left the tensor). Jumps keep their target, which the caller sets."""
+    if inst.opname == "CALL_METHOD" and ENCODING.null == "none":
+        return create_call_function(inst.argval, push_null=False)
+    to_bool = []
+    if inst.opname.startswith("POP_JUMP") and opcode_of("TO_BOOL") is not None:
+        to_bool = [create_instruction("TO_BOOL")]
+    return to_bool + [
+        Instruction(
+            inst.opname,
+            argval=inst.argval,
+            arg=inst.arg,
+            target=inst.target,
+            lineno=inst.lineno,
+            positions=inst.positions,
+            push_null=inst.push_null,
+            is_method=inst.is_method,
+            super_with_args=inst.super_with_args,
+            to_bool=inst.to_bool,
+        )
+    ]
+
+
+def clone_instructions(instructions: list[Instruction]) -> list[Instruction]:
+    """Copies of `instructions` whose jumps and exception entries point to the copies
+    (a resume function runs a copy of the original code)."""
+    copies = [dataclasses.replace(inst, offset=None) for inst in instructions]
+    copy_of = {id(old): new for old, new in zip(instructions, copies, strict=True)}
+    entries: dict[int, ExceptionTableEntry] = {}
+    for new in copies:
+        if new.target is not None:
+            new.target = copy_of[id(new.target)]
+        entry = new.exn_tab_entry
+        if entry is not None:
+            if id(entry) not in entries:
+                entries[id(entry)] = dataclasses.replace(
+                    entry,
+                    start=copy_of[id(entry.start)],
+                    end=copy_of[id(entry.end)],
+                    target=copy_of[id(entry.target)],
+                )
+            new.exn_tab_entry = entries[id(entry)]
+    return copies

@@ -161,3 +161,11 @@ def items_read(opname: str, arg: int, effect: int) -> int:
     if opname.startswith(_ONE_RESULT_PREFIXES):
         return _one_result(arg, effect)
     return max(0, -effect)
+
+
+def stack_effect(inst: Instruction, *, jump: bool = False) -> int:
+    """Net stack effect of a decoded instruction (its raw `arg` is the one decode found),
+    along its jump (`jump=True`) or its fall-through: how deep the stack is after a graph
+    break runs it in CPython."""
+    arg = inst.arg if has_argument(inst.opname) else None
+    return dis.stack_effect(dis.opmap[inst.opname], arg, jump=jump)

@@ -11,6 +11,7 @@ from minidynamo.opcodes.operators import apply
 from minidynamo.variables.constant import ConstantVariable, fold
 from minidynamo.variables.dicts import ConstDictVariable, SetVariable, constant_key
 from minidynamo.variables.lists import ListVariable, TupleVariable
+from minidynamo.variables.symnode import specialize
 
 if TYPE_CHECKING:
     from minidynamo.bytecode import Instruction
@@ -48,7 +49,7 @@ def BUILD_CONST_KEY_MAP(tx: InstructionTranslatorBase, inst: Instruction) -> Non
 
 @handler("BUILD_SLICE")
 def BUILD_SLICE(tx: InstructionTranslatorBase, inst: Instruction) -> None:
-    bounds = [item.as_python_constant() for item in tx.popn(inst.argval)]
+    bounds = [specialize(item) for item in tx.popn(inst.argval)]
     tx.push(ConstantVariable(slice(*bounds)))
 
 
@@ -139,7 +140,7 @@ FVS_HAVE_SPEC = 0x04
 
 
 def format_constant(tx: InstructionTranslatorBase, value: object, spec: object = None) -> None:
-    tx.push(fold(format, [value.as_python_constant(), spec or ""], {}))  # type: ignore[attr-defined]
+    tx.push(fold(format, [specialize(value), spec or ""], {}))  # type: ignore[arg-type]
 
 
 @handler("FORMAT_VALUE", until=(3, 12))
@@ -148,13 +149,13 @@ def FORMAT_VALUE(tx: InstructionTranslatorBase, inst: Instruction) -> None:
     value = tx.pop()
     convert = CONVERSIONS[inst.argval & 0x03]
     if convert is not None:
-        value = fold(convert, [value.as_python_constant()], {})
+        value = fold(convert, [specialize(value)], {})
     format_constant(tx, value, spec)
 
 
 @handler("CONVERT_VALUE", since=(3, 13))
 def CONVERT_VALUE(tx: InstructionTranslatorBase, inst: Instruction) -> None:
-    tx.push(fold(CONVERSIONS[inst.argval], [tx.pop().as_python_constant()], {}))
+    tx.push(fold(CONVERSIONS[inst.argval], [specialize(tx.pop())], {}))
 
 
 @handler("FORMAT_SIMPLE", since=(3, 13))

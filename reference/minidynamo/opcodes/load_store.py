@@ -13,6 +13,7 @@ from minidynamo.exc import unimplemented
 from minidynamo.opcodes import handler
 from minidynamo.variables.constant import ConstantVariable
 from minidynamo.variables.misc import NullVariable
+from minidynamo.variables.user_defined import UserDefinedObjectVariable
 
 if TYPE_CHECKING:
     from minidynamo.bytecode import Instruction
@@ -90,9 +91,15 @@ def LOAD_GLOBAL_null_above(tx: InstructionTranslatorBase, inst: Instruction) -> 
 
 
 @handler("STORE_GLOBAL")
-@handler("DELETE_GLOBAL")
 def STORE_GLOBAL(tx: InstructionTranslatorBase, inst: Instruction) -> None:
-    unimplemented(f"assignment to global {inst.argval!r} (side effects are not replayed)")
+    if tx.f_globals is not tx.output.root_globals:
+        unimplemented(f"assignment to global {inst.argval!r} of another module")
+    tx.output.side_effects.store_global(inst.argval, tx.pop())
+
+
+@handler("DELETE_GLOBAL")
+def DELETE_GLOBAL(tx: InstructionTranslatorBase, inst: Instruction) -> None:
+    unimplemented(f"deletion of global {inst.argval!r}")
 
 
 @handler("LOAD_CLOSURE", until=(3, 12))
@@ -107,7 +114,7 @@ def LOAD_DEREF(tx: InstructionTranslatorBase, inst: Instruction) -> None:
 
 @handler("STORE_DEREF")
 def STORE_DEREF(tx: InstructionTranslatorBase, inst: Instruction) -> None:
-    tx.cells[inst.argval].store(tx.pop())
+    tx.cells[inst.argval].store(tx, tx.pop())
 
 
 def load_attribute(tx: InstructionTranslatorBase, inst: Instruction) -> VariableTracker:
@@ -144,6 +151,13 @@ def LOAD_ATTR_null_above(tx: InstructionTranslatorBase, inst: Instruction) -> No
 
 
 @handler("STORE_ATTR")
-@handler("DELETE_ATTR")
 def STORE_ATTR(tx: InstructionTranslatorBase, inst: Instruction) -> None:
-    unimplemented(f"attribute assignment .{inst.argval} (side effects are not replayed)")
+    obj, value = tx.pop(), tx.pop()
+    if not isinstance(obj, UserDefinedObjectVariable):
+        unimplemented(f"attribute assignment .{inst.argval} on {obj!r}")
+    tx.output.side_effects.store_attr(obj, inst.argval, value)
+
+
+@handler("DELETE_ATTR")
+def DELETE_ATTR(tx: InstructionTranslatorBase, inst: Instruction) -> None:
+    unimplemented(f"attribute deletion .{inst.argval}")

@@ -14,6 +14,8 @@ from minidynamo.bytecode.versions import OPCODE_OF_OPERATOR_310
 from minidynamo.opcodes import handler
 from minidynamo.variables.builtin import call_operator
 from minidynamo.variables.constant import ConstantVariable
+from minidynamo.variables.symnode import specialize
+from minidynamo.variables.tensor import TensorVariable
 
 if TYPE_CHECKING:
     from minidynamo.bytecode import Instruction
@@ -63,16 +65,22 @@ def UNARY_OP(tx: InstructionTranslatorBase, inst: Instruction) -> None:
     apply(tx, UNARY_OPERATORS[inst.opname], 1)
 
 
+def to_bool(tx: InstructionTranslatorBase) -> None:
+    """A tensor stays a tensor: the jump that follows breaks the graph on its value."""
+    if not isinstance(tx.stack[-1], TensorVariable):
+        apply(tx, operator.truth, 1)
+
+
 @handler("TO_BOOL", since=(3, 13))
 def TO_BOOL(tx: InstructionTranslatorBase, inst: Instruction) -> None:
-    apply(tx, operator.truth, 1)
+    to_bool(tx)
 
 
 @handler("COMPARE_OP")
 def COMPARE_OP(tx: InstructionTranslatorBase, inst: Instruction) -> None:
     apply(tx, COMPARE_OPERATORS[inst.argval], 2)
     if inst.to_bool:
-        apply(tx, operator.truth, 1)
+        to_bool(tx)
 
 
 @handler("IS_OP")
@@ -104,7 +112,7 @@ def DELETE_SUBSCR(tx: InstructionTranslatorBase, inst: Instruction) -> None:
 
 
 def make_slice(tx: InstructionTranslatorBase, start: object, stop: object) -> ConstantVariable:
-    return ConstantVariable(slice(start.as_python_constant(), stop.as_python_constant()))  # type: ignore[attr-defined]
+    return ConstantVariable(slice(specialize(start), specialize(stop)))  # type: ignore[arg-type]
 
 
 @handler("BINARY_SLICE", since=(3, 12))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from minidynamo import graph_break_registry as gb
 from minidynamo.exc import Unsupported, unimplemented
 
 if TYPE_CHECKING:
@@ -93,7 +94,7 @@ class VariableTracker:
         args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
-        unimplemented(f"call to {self!r}")
+        unimplemented(f"call to {self!r}", gb.UNSUPPORTED_CALL)
 
     def call_method(
         self,

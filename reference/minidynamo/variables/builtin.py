@@ -13,6 +13,7 @@ import operator
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from minidynamo import graph_break_registry as gb
 from minidynamo.exc import unimplemented
 from minidynamo.variables.base import NotConstant, VariableTracker
 from minidynamo.variables.constant import ConstantVariable, fold
@@ -23,9 +24,11 @@ from minidynamo.variables.lists import (
     ListVariable,
     TupleVariable,
 )
+from minidynamo.variables.symnode import SymNodeVariable, specialize_all
 from minidynamo.variables.tensor import TensorVariable
 
 if TYPE_CHECKING:
+    from minidynamo.codegen import PyCodegen
     from minidynamo.symbolic_convert import InstructionTranslatorBase
 
 _BINARY_NAMES = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul",
@@ -78,6 +81,17 @@ def is_tensor(vt: VariableTracker) -> bool:
     return isinstance(vt, TensorVariable)
 
 
+def is_symbolic_arithmetic(args: list[VariableTracker]) -> bool:
+    """Numbers, one of them symbolic: `n + 1` on a SymInt is a graph node (seed
+    `add = l_n_ + 1`)."""
+    return any(isinstance(arg, SymNodeVariable) for arg in args) and all(
+        isinstance(arg, SymNodeVariable)
+        or isinstance(arg, ConstantVariable)
+        and isinstance(arg.value, (int, float))
+        for arg in args
+    )
+
+
 def compare_identity(a: VariableTracker, b: VariableTracker) -> bool:
     """``a is b``, decided at trace time."""
     if a is b:
@@ -124,6 +138,8 @@ def call_operator(
         return ConstantVariable(truth if fn is operator.truth else not truth)
     if any(is_tensor(arg) for arg in args) and (fn in ARITHMETIC_OPERATORS or is_tensor(args[0])):
         return tx.output.call(tx, "call_function", fn, args)
+    if fn in ARITHMETIC_OPERATORS and is_symbolic_arithmetic(args):
+        return tx.output.call(tx, "call_function", INPLACE_TO_PLAIN.get(fn, fn), args)
     try:
         return fold(fn, [arg.as_python_constant() for arg in args], {})
     except NotConstant:
@@ -164,6 +180,12 @@ class BuiltinVariable(VariableTracker):
     def as_python_constant(self) -> Any:
         return self.fn
 
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        if self.source is not None:
+            self.source.reconstruct(codegen)
+        else:
+            codegen.load_builtin(self.fn)
+
     def call_function(
         self,
         tx: InstructionTranslatorBase,
@@ -181,10 +203,10 @@ class BuiltinVariable(VariableTracker):
                 unimplemented(f"keyword arguments to operator.{self.fn.__name__}")
             return call_operator(tx, self.fn, args)
         if self.fn in PURE_BUILTINS:
-            values = [arg.as_python_constant() for arg in args]
+            values = [arg.as_python_constant() for arg in specialize_all(args)]
             kwvalues = {key: arg.as_python_constant() for key, arg in kwargs.items()}
             return fold(self.fn, values, kwvalues)
-        unimplemented(f"call to builtin {self.fn.__name__}()")
+        unimplemented(f"call to builtin {self.fn.__name__}()", gb.BUILTIN_CALL)
 
 
 # Handlers of builtins whose arguments are not all constants.
@@ -316,8 +338,8 @@ def _fold_over_constants(fn: Callable) -> Callable[..., VariableTracker]:
         tx: InstructionTranslatorBase, *args: VariableTracker, **kwargs: VariableTracker
     ) -> VariableTracker:
         if len(args) == 1 and not args[0].is_python_constant():
-            args = (TupleVariable(_iterate(tx, args[0])),)
-        values = [arg.as_python_constant() for arg in args]
+            args = (TupleVariable(specialize_all(_iterate(tx, args[0]))),)
+        values = [arg.as_python_constant() for arg in specialize_all(list(args))]
         kwvalues = {key: arg.as_python_constant() for key, arg in kwargs.items()}
         return fold(fn, values, kwvalues)
 

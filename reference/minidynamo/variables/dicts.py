@@ -105,14 +105,14 @@ class ConstDictVariable(VariableTracker):
     def method_setitem(
         self, tx: InstructionTranslatorBase, key: VariableTracker, value: VariableTracker
     ) -> VariableTracker:
-        check_mutable(self)
+        check_mutable(tx, self)
         self.items[constant_key(key)] = value
         return ConstantVariable(None)
 
     def method_delitem(
         self, tx: InstructionTranslatorBase, key: VariableTracker
     ) -> VariableTracker:
-        check_mutable(self)
+        check_mutable(tx, self)
         self.method_getitem(tx, key)
         del self.items[constant_key(key)]
         return ConstantVariable(None)
@@ -123,7 +123,7 @@ class ConstDictVariable(VariableTracker):
         key: VariableTracker,
         default: VariableTracker | None = None,
     ) -> VariableTracker:
-        check_mutable(self)
+        check_mutable(tx, self)
         k = constant_key(key)
         if k not in self.items and default is None:
             unimplemented(f"KeyError: {k!r}")
@@ -135,13 +135,13 @@ class ConstDictVariable(VariableTracker):
         key: VariableTracker,
         default: VariableTracker | None = None,
     ) -> VariableTracker:
-        check_mutable(self)
+        check_mutable(tx, self)
         return self.items.setdefault(constant_key(key), default or ConstantVariable(None))
 
     def method_update(
         self, tx: InstructionTranslatorBase, other: VariableTracker | None = None, **kwargs: Any
     ) -> VariableTracker:
-        check_mutable(self)
+        check_mutable(tx, self)
         if other is not None:
             if not isinstance(other, ConstDictVariable):
                 unimplemented(f"dict.update({other!r})")
@@ -150,7 +150,7 @@ class ConstDictVariable(VariableTracker):
         return ConstantVariable(None)
 
     def method_clear(self, tx: InstructionTranslatorBase) -> VariableTracker:
-        check_mutable(self)
+        check_mutable(tx, self)
         self.items.clear()
         return ConstantVariable(None)
 
@@ -230,6 +230,6 @@ class SetVariable(VariableTracker):
         return ListIteratorVariable(self.unpack_var_sequence(tx))
 
     def method_add(self, tx: InstructionTranslatorBase, item: VariableTracker) -> VariableTracker:
-        check_mutable(self)
+        check_mutable(tx, self)
         self.values.add(constant_key(item))
         return ConstantVariable(None)

@@ -13,6 +13,7 @@ import sys
 import types
 from typing import TYPE_CHECKING, Any
 
+from minidynamo import graph_break_registry as gb
 from minidynamo.exc import unimplemented
 from minidynamo.source import AttrSource, GetItemSource, GlobalSource
 from minidynamo.variables.base import VariableTracker
@@ -268,4 +269,4 @@ class SkipFunctionVariable(VariableTracker):
         args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
-        unimplemented(self.reason)
+        unimplemented(self.reason, gb.SKIPPED_FUNCTION)

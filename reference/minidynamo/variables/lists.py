@@ -2,7 +2,7 @@
 
 A sequence is a Python list of VariableTrackers. Lists created inside the frame are
 mutated in place, as CPython would; lists that came from the frame's inputs are
-read-only here (replaying their mutations is a later issue, see `check_mutable`).
+mutated too, and `check_mutable` records them for `SideEffects` to replay.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import torch
 from minidynamo.exc import unimplemented
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable
+from minidynamo.variables.symnode import specialize
 
 if TYPE_CHECKING:
     from minidynamo.codegen import PyCodegen
@@ -20,14 +21,13 @@ if TYPE_CHECKING:
     from torch._guards import Source
 
 
-def check_mutable(vt: VariableTracker) -> None:
-    """The SideEffects hook point: only objects created in this frame may be mutated."""
-    if vt.source is not None:
-        unimplemented(f"mutation of {vt.source.name} (side effects on inputs are not replayed)")
+def check_mutable(tx: InstructionTranslatorBase, vt: VariableTracker) -> None:
+    """`vt` is about to change in place: an input's new contents are replayed later."""
+    tx.output.side_effects.mutate_container(vt)
 
 
 def constant_index(index: VariableTracker) -> Any:
-    value = index.as_python_constant()
+    value = specialize(index)
     if not isinstance(value, (int, slice)):
         unimplemented(f"sequence index of type {type(value).__name__}")
     return value
@@ -100,7 +100,7 @@ class BaseListVariable(VariableTracker):
     def method_mul_op(
         self, tx: InstructionTranslatorBase, count: VariableTracker
     ) -> VariableTracker:
-        return self.new(self.items * count.as_python_constant())
+        return self.new(self.items * specialize(count))
 
     def method_contains(
         self, tx: InstructionTranslatorBase, value: VariableTracker
@@ -126,7 +126,8 @@ class TupleVariable(BaseListVariable):
 
 
 class SizeVariable(TupleVariable):
-    """`tensor.shape` / `tensor.size()`: a tuple of ints, static in this issue."""
+    """`tensor.shape` / `tensor.size()`: a tuple of constants, and of SymNodeVariables
+    for symbolic dims."""
 
     python_cls = torch.Size
 
@@ -137,8 +138,20 @@ class SizeVariable(TupleVariable):
     def as_python_constant(self) -> Any:
         return torch.Size([item.as_python_constant() for item in self.items])
 
+    def as_proxy(self) -> Any:
+        # A size with symbolic dims is a tuple of ints and nodes in the graph.
+        items = tuple(item.as_proxy() for item in self.items)
+        return self.as_python_constant() if self.is_python_constant() else items
+
     def reconstruct(self, codegen: PyCodegen) -> None:
-        codegen.load_const(self.as_python_constant())
+        if self.is_python_constant():
+            codegen.load_const(self.as_python_constant())
+            return
+        codegen.load_callable(torch.Size)
+        for item in self.items:
+            codegen(item)
+        codegen.build(tuple, len(self.items))
+        codegen.call(1)
 
 
 class NamedTupleVariable(TupleVariable):
@@ -177,7 +190,7 @@ class ListVariable(BaseListVariable):
     def method_setitem(
         self, tx: InstructionTranslatorBase, index: VariableTracker, value: VariableTracker
     ) -> VariableTracker:
-        check_mutable(self)
+        check_mutable(tx, self)
         key = constant_index(index)
         if isinstance(key, slice):
             self.items[key] = value.unpack_var_sequence(tx)
@@ -188,21 +201,21 @@ class ListVariable(BaseListVariable):
     def method_delitem(
         self, tx: InstructionTranslatorBase, index: VariableTracker
     ) -> VariableTracker:
-        check_mutable(self)
+        check_mutable(tx, self)
         del self.items[constant_index(index)]
         return ConstantVariable(None)
 
     def method_append(
         self, tx: InstructionTranslatorBase, value: VariableTracker
     ) -> VariableTracker:
-        check_mutable(self)
+        check_mutable(tx, self)
         self.items.append(value)
         return ConstantVariable(None)
 
     def method_extend(
         self, tx: InstructionTranslatorBase, values: VariableTracker
     ) -> VariableTracker:
-        check_mutable(self)
+        check_mutable(tx, self)
         self.items.extend(values.unpack_var_sequence(tx))
         return ConstantVariable(None)
 
@@ -215,21 +228,21 @@ class ListVariable(BaseListVariable):
     def method_imul_op(
         self, tx: InstructionTranslatorBase, count: VariableTracker
     ) -> VariableTracker:
-        check_mutable(self)
-        self.items *= count.as_python_constant()
+        check_mutable(tx, self)
+        self.items *= specialize(count)
         return self
 
     def method_insert(
         self, tx: InstructionTranslatorBase, index: VariableTracker, value: VariableTracker
     ) -> VariableTracker:
-        check_mutable(self)
+        check_mutable(tx, self)
         self.items.insert(index.as_python_constant(), value)
         return ConstantVariable(None)
 
     def method_pop(
         self, tx: InstructionTranslatorBase, index: VariableTracker | None = None
     ) -> VariableTracker:
-        check_mutable(self)
+        check_mutable(tx, self)
         if not self.items:
             unimplemented("pop from an empty list")
         return self.items.pop(-1 if index is None else index.as_python_constant())
@@ -237,24 +250,24 @@ class ListVariable(BaseListVariable):
     def method_remove(
         self, tx: InstructionTranslatorBase, value: VariableTracker
     ) -> VariableTracker:
-        check_mutable(self)
+        check_mutable(tx, self)
         del self.items[self.method_index(tx, value).as_python_constant()]
         return ConstantVariable(None)
 
     def method_clear(self, tx: InstructionTranslatorBase) -> VariableTracker:
-        check_mutable(self)
+        check_mutable(tx, self)
         self.items.clear()
         return ConstantVariable(None)
 
     def method_reverse(self, tx: InstructionTranslatorBase) -> VariableTracker:
-        check_mutable(self)
+        check_mutable(tx, self)
         self.items.reverse()
         return ConstantVariable(None)
 
     def method_sort(
         self, tx: InstructionTranslatorBase, *, reverse: VariableTracker | None = None
     ) -> VariableTracker:
-        check_mutable(self)
+        check_mutable(tx, self)
         descending = bool(reverse and reverse.as_python_constant())
         self.items = ConstantVariable.create(
             sorted(self.as_python_constant(), reverse=descending)

@@ -11,6 +11,7 @@ from minidynamo.source import AttrSource
 from minidynamo.variables.base import VariableTracker
 
 if TYPE_CHECKING:
+    from minidynamo.codegen import PyCodegen
     from minidynamo.symbolic_convert import InstructionTranslatorBase
     from torch._guards import Source
 
@@ -20,6 +21,9 @@ class NullVariable(VariableTracker):
 
     def __repr__(self) -> str:
         return "NullVariable"
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        codegen.push_null()
 
 
 class GetAttrVariable(VariableTracker):
@@ -32,6 +36,10 @@ class GetAttrVariable(VariableTracker):
 
     def __repr__(self) -> str:
         return f"GetAttrVariable({self.obj!r}, {self.name})"
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        codegen(self.obj)
+        codegen.load_attr(self.name)
 
     def call_function(
         self,
@@ -70,9 +78,9 @@ class CellVariable(VariableTracker):
             unimplemented("read of a closure variable before assignment")
         return self._contents
 
-    def store(self, value: VariableTracker) -> None:
-        if self.real_cell is not None:
-            unimplemented("assignment to a variable of the enclosing function (nonlocal)")
+    def store(self, tx: InstructionTranslatorBase, value: VariableTracker) -> None:
+        if self.real_cell is not None:  # outlives the frame: replayed after the graph
+            tx.output.side_effects.store_cell(self, value)
         self._contents = value
 
 

@@ -3,7 +3,8 @@
 It holds the FX proxy of the node that produces the tensor and a FakeTensor example
 value. Tensor methods become `call_method` nodes; static properties (dtype, shape,
 `size()`, `dim()`) are read from the FakeTensor and become constants, as the frame is
-guarded on them.
+guarded on them, except symbolic sizes: those are computed in the graph (seed:
+`size = l_a_.size(); getitem = size[0]`).
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ import operator
 from typing import TYPE_CHECKING, Any
 
 import torch
+from minidynamo import graph_break_registry as gb
 from minidynamo.exc import unimplemented
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable
+from minidynamo.variables.symnode import is_symbolic
 
 if TYPE_CHECKING:
     import torch.fx
@@ -104,7 +107,9 @@ class TensorVariable(VariableTracker):
         return self.proxy
 
     def bool_value(self) -> bool:
-        unimplemented("data-dependent control flow: the truth value of a tensor")
+        unimplemented(
+            "data-dependent control flow: the truth value of a tensor", gb.DATA_DEPENDENT_BRANCH
+        )
 
     def reconstruct(self, codegen: PyCodegen) -> None:
         # An input is reloaded from the frame; a computed tensor is a graph output.
@@ -123,6 +128,8 @@ class TensorVariable(VariableTracker):
         from minidynamo.variables.misc import GetAttrVariable
 
         if name == "shape":
+            if is_symbolic(self.example_value.shape):  # seed: `size = l_a_.size()`
+                return self.call_method(tx, "size", [], {})
             return SizeVariable.of(self.example_value.shape)
         if name in STATIC_ATTRIBUTES:
             return ConstantVariable.create(getattr(self.example_value, name))
@@ -143,11 +150,13 @@ class TensorVariable(VariableTracker):
         from minidynamo.variables.lists import SizeVariable
 
         if name in DATA_DEPENDENT_METHODS:
-            unimplemented(f"data-dependent tensor method Tensor.{name}()")
+            unimplemented(f"data-dependent tensor method Tensor.{name}()", gb.DATA_DEPENDENT_METHOD)
         if name in STATIC_METHODS:
             values = [arg.as_python_constant() for arg in args]
             kwvalues = {k: v.as_python_constant() for k, v in kwargs.items()}
             result = getattr(self.example_value, name)(*values, **kwvalues)
+            if is_symbolic(result):  # a symbolic size: computed in the graph
+                return tx.output.call(tx, "call_method", name, [self, *args], kwargs)
             if isinstance(result, torch.Size):
                 return SizeVariable.of(result)
             return ConstantVariable.create(result)

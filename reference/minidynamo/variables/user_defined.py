@@ -103,6 +103,9 @@ class UserDefinedObjectVariable(VariableTracker):
     def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
         from minidynamo.builder import VariableBuilder
 
+        stored = tx.output.side_effects.load_attr(self, name)
+        if stored is not None:
+            return stored
         source = None if self.source is None else AttrSource(self.source, name)
         instance_dict = getattr(self.value, "__dict__", {})
         try:

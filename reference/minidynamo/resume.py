@@ -1,0 +1,170 @@
+"""Continuation functions (seed "Graph Breaks": `resume_in_fn`; DESIGN.md `resume.py`).
+
+After a graph break the rest of the frame runs in a new function, `__resume_at_<offset>_<n>`,
+built from the original bytecode: its arguments are the live stack values and the live
+locals; it pushes the stack values back and jumps to the instruction where the frame
+resumes. Calling it enters the frame hook, so it is translated and cached on its own.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import types
+
+from minidynamo.bytecode import (
+    Instruction,
+    assemble,
+    clone_instructions,
+    create_jump_absolute,
+    create_load_fast,
+    create_push_null,
+    create_resume,
+)
+from minidynamo.output_graph import next_unique_id
+from minidynamo.variables.misc import NullVariable
+
+_READS = ("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_AND_CLEAR", "LOAD_FAST_LOAD_FAST",
+          "DELETE_FAST")  # fmt: skip
+_WRITES = ("STORE_FAST", "STORE_FAST_STORE_FAST", "DELETE_FAST")
+
+
+@dataclasses.dataclass(frozen=True)
+class ResumeFunction:
+    name: str
+    fn: types.FunctionType
+    params: list[str]  # the instruction's results, the kept stack, the live locals
+
+
+# One continuation per (code, resume point, stack layout, live locals): a recompiled
+# frame calls the same function, whose own cache then holds its versions.
+_cache: dict[tuple, ResumeFunction] = {}
+
+
+def stack_slots(kept: list, results: int) -> list[str | None]:
+    """Names of the continuation's stack values, bottom first; None for a NULL of the
+    call protocol, which cannot be an argument and is pushed again (PUSH_NULL)."""
+    names: list[str | None] = [
+        None if isinstance(value, NullVariable) else f"___stack{i}" for i, value in enumerate(kept)
+    ]
+    return names + [f"___stack{len(kept) + i}" for i in range(results)]
+
+
+def reset() -> None:
+    _cache.clear()
+
+
+def _names(inst: Instruction, kinds: tuple[str, ...]) -> tuple[str, ...]:
+    if inst.opname not in kinds:
+        return ()
+    if inst.opname == "STORE_FAST_LOAD_FAST":
+        return ()
+    return inst.argval if isinstance(inst.argval, tuple) else (inst.argval,)
+
+
+def _successors(instructions: list[Instruction], index: int, index_of: dict) -> list[int]:
+    inst = instructions[index]
+    after = [] if inst.opname in _TERMINATORS else [index + 1]
+    if inst.target is not None:
+        after.append(index_of[id(inst.target)])
+    if inst.exn_tab_entry is not None:
+        after.append(index_of[id(inst.exn_tab_entry.target)])
+    return [i for i in after if i < len(instructions)]
+
+
+_TERMINATORS = frozenset(
+    """RETURN_VALUE RETURN_CONST RAISE_VARARGS RERAISE JUMP_ABSOLUTE JUMP_FORWARD
+    JUMP_BACKWARD JUMP_BACKWARD_NO_INTERRUPT""".split()
+)
+
+
+def live_locals(instructions: list[Instruction], start: int) -> set[str]:
+    """Locals that some path from `start` reads before writing (backward dataflow)."""
+    index_of = {id(inst): i for i, inst in enumerate(instructions)}
+    live_in: list[set[str]] = [set() for _ in instructions]
+    changed = True
+    while changed:
+        changed = False
+        for i in reversed(range(len(instructions))):
+            inst = instructions[i]
+            out: set[str] = set()
+            for j in _successors(instructions, i, index_of):
+                out |= live_in[j]
+            new = set(_reads(inst)) | (out - set(_names(inst, _WRITES)))
+            if new != live_in[i]:
+                live_in[i] = new
+                changed = True
+    return live_in[start]
+
+
+def _reachable(instructions: list[Instruction], start: int) -> set[int]:
+    index_of = {id(inst): i for i, inst in enumerate(instructions)}
+    seen, pending = {start}, [start]
+    while pending:
+        for j in _successors(instructions, pending.pop(), index_of):
+            if j not in seen:
+                seen.add(j)
+                pending.append(j)
+    return seen
+
+
+def _reads(inst: Instruction) -> tuple[str, ...]:
+    if inst.opname == "STORE_FAST_LOAD_FAST":
+        return (inst.argval[1],)
+    return _names(inst, _READS)
+
+
+def resume_function(
+    code: types.CodeType,
+    instructions: list[Instruction],
+    target: int,
+    slots: list[str | None],
+    results: int,
+    live: list[str],
+    f_globals: dict,
+) -> ResumeFunction:
+    """The continuation that runs `code` from instruction `target`, its stack `slots`
+    rebuilt and the locals `live` bound."""
+    key = (code, target, tuple(slots), results, tuple(live))
+    if key not in _cache:
+        kept = [slot for slot in slots[: len(slots) - results] if slot is not None]
+        params = [*slots[len(slots) - results :], *kept, *live]
+        name = f"__resume_at_{instructions[target].offset}_{next_unique_id()}"
+        new_code = _resume_code(code, instructions, target, slots, params)
+        fn = types.FunctionType(new_code, f_globals, name)
+        _cache[key] = ResumeFunction(name, fn, params)  # type: ignore[arg-type]
+    return _cache[key]
+
+
+def _resume_code(
+    code: types.CodeType,
+    instructions: list[Instruction],
+    target: int,
+    slots: list[str | None],
+    params: list[str],
+) -> types.CodeType:
+    reachable = _reachable(instructions, target)
+    body = clone_instructions(instructions)
+    entry = body[target]
+    # Code before the resume point is dead here; CPython 3.12+ rejects its loads of locals
+    # that are no longer parameters.
+    body = [inst for i, inst in enumerate(body) if i in reachable]
+    prologue = create_resume()
+    for slot in slots:
+        prologue += create_push_null() if slot is None else create_load_fast(slot)
+    prologue += create_jump_absolute(entry)
+    for inst in prologue:
+        inst.lineno = code.co_firstlineno
+    varnames = params + [name for name in code.co_varnames if name not in params]
+    flags = code.co_flags & ~(inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)
+    replace = {
+        "co_name": f"resume_in_{code.co_name}",
+        "co_argcount": len(params),
+        "co_posonlyargcount": 0,
+        "co_kwonlyargcount": 0,
+        "co_flags": flags,
+        "co_varnames": tuple(varnames),
+    }
+    if hasattr(code, "co_qualname"):
+        replace["co_qualname"] = replace["co_name"]
+    return assemble(prologue + body, code, **replace)

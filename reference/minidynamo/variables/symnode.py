@@ -1,0 +1,94 @@
+"""`SymNodeVariable`: a symbolic int, bool or float in the graph (seed "符号形状 / Symbolic
+Shapes": "SymInt behaves like an int but records every operation on it in the FX graph").
+
+It holds the FX proxy of the node that computes it (a placeholder ``l_n_`` / ``s0``, or
+``getitem = size[0]``) and a SymInt/SymBool/SymFloat example value. Arithmetic and
+comparisons become nodes (`BuiltinVariable` routes them through `OutputGraph.call`). Where
+Python needs the actual value (an `if`, `range(n)`, a slice bound, a list index), the
+value is specialized: `ShapePolicy.evaluate` returns it and records the guard that makes it
+hold (``if a.shape[0] * 2 < 16`` -> ``2*L['a'].size()[0] >= 16``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import torch
+from minidynamo.variables.base import VariableTracker
+from minidynamo.variables.constant import ConstantVariable
+
+if TYPE_CHECKING:
+    import torch.fx
+    from minidynamo.codegen import PyCodegen
+    from minidynamo.symbolic_convert import InstructionTranslatorBase
+    from torch._guards import Source
+
+SYM_TYPES = (torch.SymInt, torch.SymBool, torch.SymFloat)
+
+_PYTHON_TYPES = {torch.SymInt: int, torch.SymBool: bool, torch.SymFloat: float}
+
+
+def is_symbolic(value: object) -> bool:
+    """Whether `value` (a number, or a sequence of them) holds a symbol."""
+    if isinstance(value, (tuple, list)):
+        return any(is_symbolic(item) for item in value)
+    return isinstance(value, SYM_TYPES) and not value.node.expr.is_number
+
+
+class SymNodeVariable(VariableTracker):
+    """A SymInt, SymBool or SymFloat computed by (or fed into) the FX graph."""
+
+    def __init__(
+        self,
+        tx: InstructionTranslatorBase,
+        proxy: torch.fx.Proxy,
+        example_value: torch.SymInt | torch.SymBool | torch.SymFloat,
+        *,
+        source: Source | None = None,
+    ) -> None:
+        super().__init__(source=source)
+        # The translator it was made in: where a guard on its value is reported to be added.
+        self.tx = tx
+        self.proxy = proxy
+        self.example_value = example_value
+
+    def __repr__(self) -> str:
+        return f"SymNodeVariable({self.example_value})"
+
+    def python_type(self) -> type:
+        return _PYTHON_TYPES[type(self.example_value)]
+
+    def as_proxy(self) -> Any:
+        return self.proxy
+
+    def evaluate(self) -> bool | int | float:
+        """The value this compile saw, guarded on (the value is specialized)."""
+        filename, lineno, _line = self.tx.source_location()
+        where = f"{filename}:{lineno} in {self.tx.code.co_name}"
+        return self.tx.output.shapes.evaluate(self.example_value, where)
+
+    def bool_value(self) -> bool:
+        return bool(self.evaluate())
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        # An input is reloaded from the frame; a computed value is a graph output.
+        if self.source is not None:
+            self.source.reconstruct(codegen)
+        else:
+            codegen.load_graph_output(self.proxy.node)
+
+
+def specialize(vt: VariableTracker) -> Any:
+    """The Python constant of `vt`; a SymNodeVariable is specialized to its value (with
+    a guard), for the places that need a real number: `range(n)`, slice bounds, list
+    indices and repeats, `int(n)`, formatting."""
+    if isinstance(vt, SymNodeVariable):
+        return vt.evaluate()
+    return vt.as_python_constant()
+
+
+def specialize_all(vts: list[VariableTracker]) -> list[VariableTracker]:
+    """`vts` with each SymNodeVariable replaced by the constant it is specialized to."""
+    return [
+        ConstantVariable(specialize(vt)) if isinstance(vt, SymNodeVariable) else vt for vt in vts
+    ]
