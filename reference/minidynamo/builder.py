@@ -25,6 +25,7 @@ from minidynamo.source import (
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.builtin import BUILTIN_HANDLERS, PURE_BUILTINS, BuiltinVariable
 from minidynamo.variables.constant import ConstantVariable, is_constant_value
+from minidynamo.variables.ctx_manager import GRAD_MODE_CLASSES, GradModeClassVariable
 from minidynamo.variables.dicts import ConstDictVariable, SetVariable
 from minidynamo.variables.functions import (
     SkipFunctionVariable,
@@ -81,10 +82,25 @@ class VariableBuilder:
     def __call__(self, value: object) -> VariableTracker:
         if is_constant_value(value) and not isinstance(value, (tuple, list)):
             return self.wrap_constant(value)
+        if type(value) in (list, dict, set) and self.guards is not None:
+            return self.wrap_mutable(value)
         for types_, wrapper in _WRAPPERS:
             if isinstance(value, types_):
                 return wrapper(self, value)
         return self.wrap_object(value)
+
+    def wrap_mutable(self, value: list | dict | set) -> VariableTracker:
+        """A list, dict or set reached twice (`alias = out`) is one VariableTracker, so
+        a mutation through one name is seen through the other."""
+        output = self.tx.output
+        seen = output.input_by_id.get(id(value))
+        if seen is not None:
+            output.guards.add_alias(self.source, seen.source)
+            return seen
+        wrapper = next(wrapper for types_, wrapper in _WRAPPERS if isinstance(value, types_))
+        vt = wrapper(self, value)
+        output.input_by_id[id(value)] = vt
+        return vt
 
     def child(self, source_step: Callable[[Source], Source]) -> VariableBuilder:
         """A builder for a part of this value (an item, an attribute)."""
@@ -208,6 +224,8 @@ class VariableBuilder:
     def wrap_type(self, value: type) -> VariableTracker:
         if value is torch.Size:
             return TorchInGraphFunctionVariable(value, source=self.source)
+        if value in GRAD_MODE_CLASSES:
+            return GradModeClassVariable(value, source=self.source)
         if self.guards is not None and value not in _BUILTIN_CALLABLES:
             self.guards.add_id_match(self.source, value)
         return wrap_class(value, self.source)

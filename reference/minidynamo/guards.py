@@ -155,6 +155,14 @@ class GuardSet:
             f"{self._bind(spec)}.matches({source.name})",
         )
 
+    def add_grad_mode(self, enabled: bool) -> None:
+        """The global grad mode a traced `with no_grad()` restores on exit."""
+        self._add(
+            None,
+            f"torch.is_grad_enabled() == {enabled}",
+            f"{self._bind(torch.is_grad_enabled)}() == {enabled}",
+        )
+
     def add_alias(self, source: Source, other: Source) -> None:
         """`source` and `other` are the same object (one graph input serves both)."""
         self._add(source, f"{source.name} is {other.name}", f"{source.name} is {other.name}")

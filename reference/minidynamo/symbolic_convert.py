@@ -15,6 +15,8 @@ import os
 import types
 from typing import TYPE_CHECKING, Any
 
+import torch
+
 from minidynamo import config, logs, resume
 from minidynamo import graph_break_registry as gb
 from minidynamo.builder import VariableBuilder
@@ -34,6 +36,7 @@ from minidynamo.exc import Unsupported, unimplemented
 from minidynamo.opcodes import load_all
 from minidynamo.source import GlobalSource, LocalSource
 from minidynamo.variables.base import VariableTracker
+from minidynamo.variables.ctx_manager import WithExitFunctionVariable
 from minidynamo.variables.functions import globals_source
 from minidynamo.variables.misc import CellVariable, NullVariable
 from minidynamo.variables.tensor import TensorVariable
@@ -113,8 +116,12 @@ class InstructionTranslatorBase:
     # The main loop.
 
     def run(self) -> None:
-        while not self.done:
-            self.step()
+        grad_enabled = torch.is_grad_enabled()  # a traced `with no_grad()` switches it
+        try:
+            while not self.done:
+                self.step()
+        finally:
+            torch._C._set_grad_enabled(grad_enabled)
 
     def step(self) -> None:
         if self.instruction_pointer >= len(self.instructions):
@@ -142,9 +149,12 @@ class InstructionTranslatorBase:
         """Where the frame could break its graph for `error` (only the top-level frame)."""
 
     def is_cleanup_handler(self, inst: Instruction) -> bool:
-        """A 3.12+ inlined comprehension's handler only restores locals and re-raises:
-        tracing as if it were absent is exact, unlike a user's `except`."""
+        """A 3.12+ inlined comprehension's handler only restores locals and re-raises, a
+        `with` block's handler calls ``__exit__`` with the exception: tracing as if it
+        were absent is exact while nothing raises, unlike a user's `except`."""
         start = self.index_of[id(inst.exn_tab_entry.target)]
+        if [i.opname for i in self.instructions[start : start + 2]] == _WITH_HANDLER:
+            return True
         for handler_inst in self.instructions[start:]:
             if handler_inst.opname == "RERAISE":
                 return True
@@ -293,6 +303,8 @@ class InstructionTranslator(InstructionTranslatorBase):
             return
         if self.code.co_cellvars or self.code.co_freevars or self.has_backedge(index):
             return
+        if any(isinstance(value, WithExitFunctionVariable) for value in self.stack):
+            return  # inside a `with` block: Dynamo resumes inside it, we run eagerly
         first = index
         while self.instructions[first - 1].opname in _CALL_PREFIXES:
             first -= 1
@@ -366,6 +378,7 @@ _CALLS = frozenset(
     "CALL CALL_FUNCTION CALL_FUNCTION_KW CALL_METHOD CALL_KW CALL_FUNCTION_EX".split()
 )
 _CALL_PREFIXES = frozenset({"PRECALL", "KW_NAMES"})
+_WITH_HANDLER = ["PUSH_EXC_INFO", "WITH_EXCEPT_START"]
 _BRANCHES = frozenset(
     """POP_JUMP_IF_FALSE POP_JUMP_IF_TRUE POP_JUMP_FORWARD_IF_FALSE POP_JUMP_FORWARD_IF_TRUE
     POP_JUMP_BACKWARD_IF_FALSE POP_JUMP_BACKWARD_IF_TRUE""".split()

@@ -7,6 +7,7 @@ program whose frame we run eagerly.
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable
 
 import torch
@@ -29,6 +30,24 @@ def case(
 # 3.10 cannot push the NULL of a pending method call (`torch.add(x, <break>)`) into a
 # continuation: such a frame runs eagerly there.
 PENDING_METHOD_CALL = None if create_push_null() else "3.10: a method call pending at the break"
+
+
+# Before 3.12 a list comprehension is a nested function: such a frame runs eagerly.
+COMPREHENSION_FUNCTION = (
+    "3.10-3.11: a comprehension is a nested function"
+    if any(isinstance(c, types.CodeType) for c in (lambda: [i for i in ()]).__code__.co_consts)
+    else None
+)
+
+# Documented differences from real Dynamo (torch 2.14.1).
+NUMPY = "Dynamo traces NumPy calls as tensor operations; our continuation runs eagerly"
+NESTED_FUNCTION = "a function defined in the frame makes the frame run eagerly"
+NESTED_CLASS = "a class defined in the frame makes the frame run eagerly"
+NO_CONTINUATION_GRAPH = (
+    "Dynamo 2.14.1 never starts tracing this continuation (TORCH_LOGS=dynamo), after a "
+    "new attribute, a new object or a global dict's item crossed the break; we compile it"
+)
+RAISE = "raise is not traced: the continuation runs eagerly (Dynamo captures no graph either)"
 
 
 def t(*shape: int) -> torch.Tensor:
@@ -333,3 +352,623 @@ def dict_update_then_break(x, d):
     d.update({"k": 10})
     print(d["k"])
     return x + d["j"]
+
+
+# --- more calls that break -----------------------------------------------------------
+
+
+def unknown_library_call(x):
+    return x
+
+
+@case(x3, fallback=NUMPY, parity=NUMPY)
+def numpy_then_compute(x):
+    array = x.numpy()
+    return x + float(array.sum())
+
+
+@case(x3)
+def tolist_of_values(x):
+    values = (x * 2).tolist()
+    return x + values[0]
+
+
+@case(x3)
+def item_twice(x):
+    a = x.sum().item()
+    b = x.max().item()
+    return x * a + b
+
+
+@case(x3)
+def print_two_tensors(x):
+    y = x + 1
+    print(y, y * 2)
+    return y
+
+
+@case(x3)
+def print_formatted(x):
+    y = x * 4
+    print(f"n={x.numel()}")
+    return y
+
+
+@case(x3)
+def print_returns_none(x):
+    result = print("value")
+    return x if result is None else x * 0
+
+
+@case(xy3)
+def four_breaks(x, y):
+    a = x + y
+    print("a")
+    b = a.sum().item()
+    c = a * b
+    print("c")
+    d = c.tolist()
+    return c + len(d)
+
+
+@case(x3)
+def breaks_without_graph_between(x):
+    print("one")
+    print("two")
+    return x + 1
+
+
+@case(x3)
+def break_only_constant_work(x):
+    n = 3
+    print("n", n)
+    return x * n
+
+
+@case(x3, fallback=PENDING_METHOD_CALL, parity=PENDING_METHOD_CALL)
+def item_in_nested_call(x):
+    return torch.relu(x * max(1.0, x.abs().sum().item()))
+
+
+@case(x3)
+def break_in_list_literal(x):
+    values = [x + 1, x.sum().item(), 3]
+    return values[0] * values[1] + values[2]
+
+
+@case(x3)
+def break_in_tuple_literal(x):
+    pair = (x * 2, x.mean().item())
+    return pair[0] + pair[1]
+
+
+@case(x3)
+def break_in_dict_literal(x):
+    d = {"t": x - 1, "s": x.sum().item()}
+    return d["t"] * d["s"]
+
+
+@case(x3)
+def break_in_comparison(x):
+    return (x + 1, x.sum().item() > 1000)
+
+
+@case(xy3)
+def break_in_right_operand(x, y):
+    return x - y * x.max().item()
+
+
+@case(x3)
+def break_in_fstring(x):
+    label = f"{x.sum().item():.2f}"
+    return x + len(label)
+
+
+@case(x3)
+def break_in_keyword_and_positional(x):
+    return torch.clamp(x.sin(), x.min().item(), max=x.max().item())
+
+
+@case(xy3)
+def print_in_inlined_with_tensor_args(x, y):
+    z = x * y
+    log_value(z.shape)
+    return z + x
+
+
+def helper_two_breaks(x):
+    print("first")
+    y = x + 2
+    print("second")
+    return y
+
+
+@case(x3)
+def inlined_function_breaks_twice(x):
+    return helper_two_breaks(x * 3) - 1
+
+
+def helper_nested(x):
+    return helper_breaks(x) * 2
+
+
+@case(x3)
+def break_two_inlines_deep(x):
+    return helper_nested(x + 1)
+
+
+@case(x3)
+def inlined_tolist(x):
+    values = helper_values(x)
+    return x + sum(values)
+
+
+def helper_values(x):
+    return (x * 2).tolist()
+
+
+@case(x3, fallback=NESTED_FUNCTION, parity=NESTED_FUNCTION)
+def lambda_breaks(x):
+    f = lambda v: print("lambda") or v  # noqa: E731
+    return f(x) + 1
+
+
+@case(x3, fallback=NESTED_CLASS, parity=NESTED_CLASS)
+def unknown_callable_object(x):
+    class Callable_:
+        def __call__(self, v):
+            print("called")
+            return v
+
+    y = x * 2
+    return Callable_()(y) + 1
+
+
+# --- data-dependent branches ---------------------------------------------------------
+
+
+@case(xy3)
+def if_and_of_tensors(x, y):
+    if x.sum() > 0 and y.sum() > 0:
+        return x + y
+    return x - y
+
+
+@case(xy3)
+def if_or_of_tensors(x, y):
+    if x.sum() > 100 or y.sum() > 100:
+        return x * 0
+    return x * y
+
+
+@case(x3)
+def ternary_on_tensor(x):
+    y = x + 1
+    return y * 2 if y.mean() > 0 else y / 2
+
+
+@case(x3)
+def elif_chain_on_tensor(x):
+    s = x.sum()
+    if s > 10:
+        return x * 10
+    elif s > 0:
+        return x * 2
+    return x * -1
+
+
+@case(x3)
+def branch_then_branch(x):
+    if x.sum() > 0:
+        x = x + 1
+    if x.mean() < 100:
+        x = x * 2
+    return x
+
+
+@case(lambda: (torch.zeros(3),))
+def if_any_tensor(x):
+    if x.any():
+        return x + 1
+    return x - 1
+
+
+@case(x3)
+def if_item_comparison_both_sides(x):
+    a = x.sum().item()
+    if a > 0:
+        y = x * a
+    else:
+        y = x / (a - 1)
+    return y
+
+
+@case(x3)
+def branch_in_inlined_function(x):
+    return helper_branch(x) + 1
+
+
+def helper_branch(x):
+    if x.sum() > 0:
+        return x * 2
+    return x * 3
+
+
+# --- loops ---------------------------------------------------------------------------
+
+
+@case(x3, fallback="a graph break inside a loop skips the frame, as in Dynamo")
+def while_loop_with_print(x):
+    n = 0
+    while n < 2:
+        print("n", n)
+        x = x + n
+        n += 1
+    return x
+
+
+@case(x3, fallback="a graph break inside a loop skips the frame, as in Dynamo")
+def loop_branch_on_tensor(x):
+    for _ in range(2):
+        if x.sum() > 0:
+            x = x - 1
+    return x
+
+
+@case(x3)
+def print_before_loop(x):
+    print("start")
+    for i in range(3):
+        x = x + i
+    return x
+
+
+@case(x3)
+def loop_between_breaks(x):
+    print("before")
+    for _ in range(2):
+        x = x * 2
+    print("after")
+    return x
+
+
+@case(x3, fallback=COMPREHENSION_FUNCTION, parity=COMPREHENSION_FUNCTION)
+def comprehension_then_break(x):
+    parts = [x * i for i in range(3)]
+    print(len(parts))
+    return sum(parts)
+
+
+# --- side effects around breaks: never lost, never run twice ---------------------------
+
+
+CALLS: list = []
+
+
+def counted(x):
+    CALLS.append(1)
+    return x + 1
+
+
+@case(x3)
+def counted_call_before_break(x):
+    CALLS.clear()
+    y = counted(x)
+    print("between")
+    return y, len(CALLS)
+
+
+@case(x3)
+def counted_calls_across_breaks(x):
+    CALLS.clear()
+    y = counted(x)
+    print("one")
+    y = counted(y)
+    print("two")
+    return y, len(CALLS)
+
+
+@case(lambda: (t(3), []))
+def list_appends_across_two_breaks(x, out):
+    out.append(1)
+    print("a")
+    out.append(2)
+    print("b")
+    out.append(3)
+    return x + len(out)
+
+
+@case(lambda: (t(3), []))
+def list_extend_insert_then_break(x, out):
+    out.extend([x, x + 1])
+    out.insert(0, "head")
+    print(len(out))
+    return out[1] * 2
+
+
+@case(lambda: (t(3), [3, 1, 2]))
+def list_sort_reverse_then_break(x, items):
+    items.sort()
+    items.reverse()
+    print(items)
+    return x * items[0]
+
+
+@case(lambda: (t(3), [1, 2, 3]))
+def list_setitem_delitem_then_break(x, items):
+    items[0] = 10
+    del items[1]
+    print(items)
+    return x + items[0]
+
+
+@case(lambda: (t(3), {"a": 1, "b": 2}))
+def dict_pop_del_then_break(x, d):
+    value = d.pop("a")
+    del d["b"]
+    d["c"] = value
+    print(d)
+    return x * value
+
+
+@case(lambda: (t(3), {}))
+def dict_setdefault_then_break(x, d):
+    d.setdefault("k", []).append(1)
+    print(d)
+    return x + len(d["k"])
+
+
+@case(lambda: (t(3), {"a": 1}))
+def dict_mutated_across_two_breaks(x, d):
+    d["a"] += 1
+    print("one")
+    d["a"] += 1
+    print("two")
+    return x * d["a"]
+
+
+@case(lambda: (t(3), {1, 2}))
+def set_add_then_break(x, s):
+    s.add(3)
+    s.discard(1)
+    print(sorted(s))
+    return x + len(s)
+
+
+@case(lambda: (t(3), Box(1)))
+def attribute_increment_across_breaks(x, box):
+    box.value += 1
+    print("one")
+    box.value += 1
+    print("two")
+    return x * box.value
+
+
+@case(lambda: (t(3), Box(1)), parity=NO_CONTINUATION_GRAPH)
+def new_attribute_then_break(x, box):
+    box.extra = x + 1
+    print("between")
+    return box.extra * 2
+
+
+@case(x3, parity=NO_CONTINUATION_GRAPH)
+def new_object_across_break(x):
+    box = Box(x * 2)
+    print("between")
+    box.value = box.value + 1
+    return box.value
+
+
+GLOBAL_COUNTER = 0
+
+
+@case(x3)
+def global_counter_across_breaks(x):
+    global GLOBAL_COUNTER
+    GLOBAL_COUNTER = 0
+    GLOBAL_COUNTER += 1
+    print("one")
+    GLOBAL_COUNTER += 1
+    print("two")
+    return x + GLOBAL_COUNTER
+
+
+@case(x3, parity=NO_CONTINUATION_GRAPH)
+def global_dict_across_break(x):
+    GLOBAL_DICT.clear()
+    GLOBAL_DICT["x"] = x * 2
+    print("between")
+    GLOBAL_DICT["y"] = GLOBAL_DICT["x"] + 1
+    return dict(GLOBAL_DICT)
+
+
+@case(x3)
+def global_tensor_store_across_break(x):
+    global SCALE
+    SCALE = x.sum()
+    print("between")
+    result = x * SCALE
+    SCALE = 1.0
+    return result
+
+
+@case(lambda: (t(3), []))
+def mutation_in_inlined_function_then_break(x, out):
+    append_twice(out, x)
+    print(len(out))
+    return out[0] + out[1]
+
+
+def append_twice(out, value):
+    out.append(value)
+    out.append(value * 2)
+
+
+@case(lambda: (t(3), []))
+def append_then_break_in_inlined_function(x, out):
+    out.append(x)
+    helper_breaks(x)
+    out.append(x + 1)
+    return len(out)
+
+
+@case(lambda: (t(3), []))
+def list_alias_across_break(x, out):
+    alias = out
+    alias.append(x)
+    print("between")
+    alias.append(x * 2)
+    return out[1] - out[0]
+
+
+@case(x3)
+def local_list_across_break(x):
+    items = [x]
+    items.append(x + 1)
+    print("between")
+    items.append(x + 2)
+    return items
+
+
+@case(x3)
+def local_dict_across_break(x):
+    d = {"a": x}
+    print("between")
+    d["b"] = d["a"] * 2
+    return d
+
+
+# --- exceptions ----------------------------------------------------------------------
+
+
+@case(x3, fallback=RAISE)
+def raise_after_break(x):
+    print("before")
+    if x.numel() == 3:
+        raise ValueError("three")
+    return x
+
+
+@case(lambda: (t(3), []), fallback=RAISE)
+def raise_after_append_and_break(x, out):
+    out.append(1)
+    print("before")
+    out.append(2)
+    raise RuntimeError("after two appends")
+
+
+# --- with and try blocks ---------------------------------------------------------------
+
+# Where a break sits: what real Dynamo (torch 2.14.1) does, and what we do.
+DIFFERENCES = {
+    "with no_grad/enable_grad, no break inside": (
+        "one graph with torch._C._set_grad_enabled(False)/(True) nodes",
+        "the same (guarded on torch.is_grad_enabled())",
+    ),
+    "break before or after a grad-mode block": ("breaks there", "the same"),
+    "break inside a grad-mode block": (
+        "resumes inside the block: the continuation re-enters the grad mode",
+        "the frame runs eagerly",
+    ),
+    "break inside try/except/finally": ("the frame is skipped", "the same"),
+    "break inside a loop": ("the frame is skipped", "the same"),
+}
+
+BREAK_IN_WITH = "Dynamo resumes inside the with block; a break inside it runs our frame eagerly"
+BREAK_IN_TRY = "a graph break inside a try block skips the frame, as in Dynamo"
+
+
+def grad_args() -> tuple:
+    return (torch.randn(3, requires_grad=True),)
+
+
+@case(grad_args)
+def print_before_no_grad(x):
+    y = x + 1
+    print("before")
+    with torch.no_grad():
+        z = y * 2
+    return z + y
+
+
+@case(grad_args)
+def print_after_no_grad(x):
+    with torch.no_grad():
+        z = x * 2
+    print("after")
+    return z + x
+
+
+@case(grad_args)
+def item_after_enable_grad(x):
+    with torch.no_grad():
+        with torch.enable_grad():
+            z = x * 2
+        w = z + 1
+    return w * x.sum().item()
+
+
+@case(grad_args)
+def no_grad_between_breaks(x):
+    print("one")
+    with torch.no_grad():
+        y = x.sin()
+    print("two")
+    return y + x
+
+
+@case(grad_args)
+def branch_after_no_grad(x):
+    with torch.no_grad():
+        y = x * 3
+    if y.sum() > 0:
+        return y + x
+    return y - x
+
+
+@case(grad_args, fallback=BREAK_IN_WITH, parity=BREAK_IN_WITH)
+def print_inside_no_grad(x):
+    y = x + 1
+    with torch.no_grad():
+        z = y * 2
+        print("inside")
+        z = z + 1
+    return z + y
+
+
+@case(grad_args, fallback=BREAK_IN_WITH, parity=BREAK_IN_WITH)
+def item_inside_no_grad(x):
+    with torch.no_grad():
+        s = x.sum().item()
+    return x * s
+
+
+@case(x3, fallback=BREAK_IN_TRY)
+def print_inside_try(x):
+    y = x + 1
+    try:
+        print("inside")
+        y = y * 2
+    except ValueError:
+        y = y - 1
+    return y + 1
+
+
+@case(x3, fallback=BREAK_IN_TRY)
+def print_inside_finally_block(x):
+    y = x + 1
+    try:
+        y = y * 2
+        print("inside")
+    finally:
+        y = y - 1
+    return y + 1
+
+
+@case(x3, fallback=BREAK_IN_TRY)
+def item_inside_try(x):
+    try:
+        s = x.sum().item()
+    except RuntimeError:
+        s = 0.0
+    return x * s

@@ -1,12 +1,9 @@
 """Symbolic shapes through the real tracer (issue #5): the seed's examples in its formats
-(graphs, guards, graph_sizes, the `dynamic` log), compile counts of automatic dynamic, 0/1
-specialization and duck shaping, and differential tests of programs that compute with
-sizes and ints, each run eagerly and compiled over several sizes."""
+(graphs, guards, graph_sizes, the `dynamic` log), specializations on the `dynamic` log, and
+compile counts of automatic dynamic, 0/1 specialization and duck shaping. The differential
+programs are in `test_shapes_programs.py`."""
 
 from __future__ import annotations
-
-import dataclasses
-from collections.abc import Callable
 
 import minidynamo
 import pytest
@@ -109,6 +106,13 @@ def test_seed_int_graphs() -> None:
     assert text.count("TRACED GRAPH\n") == 3  # fn(x, 4) reuses the second graph
 
 
+def test_seed_int_example_then_fn_x_4_hits_the_second_graph() -> None:
+    """Seed: "如果之后再调用fn(x, 4)，Dynamo 不会重新编译" (fn(x, 4) does not recompile)."""
+    text = demo.run_example(SEED_SHAPE_EXAMPLES[0])
+    assert text.count("Recompiling function fn") == 2
+    assert text.endswith("L['n'] < 0\n")  # nothing logged after the third compile
+
+
 def test_seed_guard_added_on_a_branch() -> None:
     text = demo.run_example(SEED_SHAPE_EXAMPLES[2])
     assert "2*L['a'].size()[0] >= 16" in text
@@ -207,263 +211,32 @@ def test_mark_static_keeps_a_dim_static() -> None:
     assert compiles() == 2
 
 
-# Differential tests: programs that use sizes and ints in Python code.
-
-
-@dataclasses.dataclass
-class ShapeCase:
-    """A program, the arguments it is called with for a size `n`, and its expected
-    number of compiles over the sizes 4, 8, 5, 9 (None: not checked)."""
-
-    fn: Callable
-    make_args: Callable[[int], tuple]
-    compiles: int | None = 2
-
-    @property
-    def name(self) -> str:
-        return self.fn.__name__
-
-
-def view_rows(x):
-    return x.view(x.shape[0], -1) * 2
-
-
-def reshape_by_size(x):
-    return x.reshape(-1, x.size(1)).sum(0)
-
-
-def slice_half(x):
-    return x[: x.shape[0] // 2] + 1
-
-
-def loop_over_range(x):
-    out = x
-    for i in range(x.shape[0]):
-        out = out + i
-    return out
-
-
-def size_arithmetic(x):
-    return x * (x.shape[0] + x.shape[1]) - x.numel()
-
-
-def branch_on_size(x):
-    if x.shape[0] > 6:
-        return x + 1
-    return x - 1
-
-
-def int_arithmetic(x, n):
-    return x * n + n * 2
-
-
-def slice_by_int(x, n):
-    return x[:n]
-
-
-def return_shape(x):
-    return x.shape
-
-
-def return_sizes(x):
-    return x.size(0), x.shape[1]
-
-
-def zeros_of_size(x):
-    return torch.zeros(x.shape[0], 2) + x.sum()
-
-
-def expand_to_shape(x):
-    return x.unsqueeze(0).expand(3, *x.shape)
-
-
-def times_len(x):
-    return x * len(x)
-
-
-def divide_by_float_size(x):
-    return x / float(x.shape[0])
-
-
-def manual_mean(x):
-    return x.sum(0) / x.shape[0]
-
-
-def size_of_cat(x, y):
-    return torch.cat([x, y], 0).shape[0] * x.sum()
-
-
-def negated_int(x, n):
-    return x - (-n)
-
-
-def int_mod_floordiv(x, n):
-    return x + (n % 3) + (n // 2)
-
-
-def list_index_by_int(x, n):
-    items = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
-    return x * items[n]
-
-
-def format_int(x, n):
-    return x * len(f"{n}")
-
-
-def max_of_size(x):
-    return x * max(x.shape[0], 3)
-
-
-def unpack_shape(x):
-    a, b = x.shape
-    return x.view(b, a)
-
-
-def arange_of_size(x):
-    return torch.arange(x.shape[0]) * x.sum()
-
-
-def size_compared_to_int(x, n):
-    return x + 1 if x.shape[0] > n else x - 1
-
-
-def flatten_by_numel(x):
-    return x.reshape(x.numel()) * x.shape[-1]
-
-
-def new_ones_like_rows(x):
-    return x.new_ones(x.shape[0], 1) * x
-
-
-def int_times_int(x, n):
-    return x + n * n - n
-
-
-def shape_in_tuple(x):
-    return x.sum(), x.shape[0] * 2
-
-
-def sizes_through_a_helper(x, y):
-    def rows(t):
-        return t.shape[0]
-
-    return x.view(rows(x), -1) + y.view(rows(y), -1).sum()
-
-
-def slice_with_both_bounds(x):
-    n = x.shape[0]
-    return x[1 : n - 1] * n
-
-
-def sum_over_sizes(x):
-    return x * sum(x.shape)
-
-
-def float_int(x, n):
-    return x * (n / 2)
-
-
-def int_is_truthy(x, n):
+SPECIALIZATIONS = Example(
+    "specializations",
+    "script.py",
+    ("guards", "dynamic"),
+    _HEADER
+    + """\
+@minidynamo.compile(dynamic=True)
+def fn(x, n):
+    total = x[0]
+    for row in x:
+        total = total + row
+    for i in range(len(x)):
+        total = total + i
     if n:
-        return x + n
-    return x
+        total = total * n
+    return total
+
+fn(torch.randn(4, 3), 5)
+""",
+)
 
 
-def matmul_by_shape(x):
-    w = torch.ones(x.shape[1], x.shape[0])
-    return x @ w
-
-
-def split_by_size(x):
-    first, second = x.split(x.shape[0] // 2)
-    return first + second
-
-
-def size_used_twice(x, y):
-    return x * x.shape[0] + y * y.shape[0]
-
-
-def vector(n):
-    return (torch.randn(n),)
-
-
-def matrix(n):
-    return (torch.randn(n, 3),)
-
-
-def with_int(n):
-    return (torch.randn(3), n)
-
-
-def pair(n):
-    return (torch.randn(n, 2), torch.randn(n + 1, 2))
-
-
-SHAPE_CASES = [
-    ShapeCase(view_rows, matrix),
-    ShapeCase(reshape_by_size, matrix),
-    ShapeCase(slice_half, matrix, compiles=3),  # `n // 2` specialized by the slice
-    ShapeCase(loop_over_range, vector, compiles=4),  # range(n) specializes n
-    ShapeCase(size_arithmetic, matrix),
-    ShapeCase(branch_on_size, vector, compiles=3),  # guard `s0 > 6` flips at 5
-    ShapeCase(int_arithmetic, with_int),
-    ShapeCase(slice_by_int, lambda n: (torch.randn(10), n), compiles=4),
-    ShapeCase(return_shape, matrix),
-    ShapeCase(return_sizes, matrix),
-    ShapeCase(zeros_of_size, lambda n: (torch.randn(n, 2),)),
-    ShapeCase(expand_to_shape, lambda n: (torch.randn(n, 2),)),
-    ShapeCase(times_len, vector),
-    ShapeCase(divide_by_float_size, vector, compiles=4),  # float() specializes
-    ShapeCase(manual_mean, lambda n: (torch.randn(n, 2),)),
-    ShapeCase(size_of_cat, pair),
-    ShapeCase(negated_int, with_int),
-    ShapeCase(int_mod_floordiv, with_int),
-    ShapeCase(list_index_by_int, with_int, compiles=4),  # a list index specializes
-    ShapeCase(format_int, with_int, compiles=4),  # formatting specializes
-    ShapeCase(max_of_size, vector, compiles=4),  # max() specializes
-    ShapeCase(unpack_shape, matrix, compiles=None),
-    ShapeCase(arange_of_size, vector),
-    ShapeCase(size_compared_to_int, lambda n: (torch.randn(n), 6), compiles=3),
-    ShapeCase(flatten_by_numel, matrix),
-    ShapeCase(new_ones_like_rows, lambda n: (torch.randn(n, 2),)),
-    ShapeCase(int_times_int, with_int),
-    ShapeCase(shape_in_tuple, vector),
-    ShapeCase(sizes_through_a_helper, pair),
-    ShapeCase(slice_with_both_bounds, vector, compiles=None),
-    ShapeCase(sum_over_sizes, matrix, compiles=None),
-    ShapeCase(float_int, with_int),
-    ShapeCase(int_is_truthy, lambda n: (torch.randn(3), n - 4), compiles=None),
-    ShapeCase(matmul_by_shape, matrix),
-    ShapeCase(split_by_size, lambda n: (torch.randn(2 * n),), compiles=None),
-    ShapeCase(size_used_twice, lambda n: (torch.randn(n, 2), torch.randn(n, 2))),
-]
-
-
-def same(a: object, b: object) -> bool:
-    if isinstance(a, torch.Tensor):
-        return isinstance(b, torch.Tensor) and a.shape == b.shape and torch.allclose(a, b)
-    if isinstance(a, tuple):
-        return type(a) is type(b) and len(a) == len(b) and all(map(same, a, b))
-    return type(a) is type(b) and a == b
-
-
-@pytest.mark.parametrize("case", SHAPE_CASES, ids=lambda case: case.name)
-def test_shape_program_matches_eager(case: ShapeCase) -> None:
-    compiled = minidynamo.compile(case.fn)
-    for n in (4, 8, 5, 9):
-        torch.manual_seed(n)
-        args = case.make_args(n)
-        assert same(compiled(*args), case.fn(*args)), f"{case.name} differs at size {n}"
-    assert convert_frame.counters["frames_failed"] == 0
-    if case.compiles is not None:
-        assert compiles() == case.compiles
-
-
-@pytest.mark.parametrize("case", SHAPE_CASES, ids=lambda case: case.name)
-def test_shape_program_matches_eager_with_dynamic_true(case: ShapeCase) -> None:
-    compiled = minidynamo.compile(case.fn, dynamic=True)
-    for n in (4, 8, 5, 9):
-        torch.manual_seed(n)
-        args = case.make_args(n)
-        assert same(compiled(*args), case.fn(*args)), f"{case.name} differs at size {n}"
-    assert convert_frame.counters["frames_failed"] == 0
+def test_specializations_print_their_guards_on_the_dynamic_channel(golden_common) -> None:
+    """Iterating a tensor and range(len(x)) specialize its symbolic first dim (Eq(s0, 4)),
+    `if n` guards Ne(s2, 0) only: each guard is logged where it was added, like a branch's."""
+    text = demo.run_example(SPECIALIZATIONS)
+    assert "eval Eq(s0, 4) [guard added] at script.py:6 in fn" in text
+    assert "L['n'] != 0" in text
+    assert text == golden_common

@@ -1296,7 +1296,7 @@ def try_except(x):
         return x
 
 
-@case(lambda: (t(3),), fallback="with blocks are not modelled in this issue")
+@case(lambda: (t(3),))
 def with_no_grad(x):
     with torch.no_grad():
         return x * 2

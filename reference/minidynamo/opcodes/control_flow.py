@@ -1,6 +1,8 @@
 """Jumps and loops. A condition must be known at trace time (a constant, or a guarded
 input): only the path taken is followed (seed: "Dynamo removed the if statement").
 `for` loops over known sequences are unrolled: FOR_ITER takes the next item or exits.
+`with` blocks of grad-mode managers enter at BEFORE_WITH / SETUP_WITH and exit at the
+block's call of ``__exit__(None, None, None)``; the exception path is never traced.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from minidynamo.exc import unimplemented
 from minidynamo.opcodes import handler
 from minidynamo.variables.builtin import compare_identity
 from minidynamo.variables.constant import ConstantVariable
+from minidynamo.variables.ctx_manager import GradModeVariable, WithExitFunctionVariable
 from minidynamo.variables.lists import ListIteratorVariable
 
 if TYPE_CHECKING:
@@ -132,3 +135,18 @@ def END_FOR(tx: InstructionTranslatorBase, inst: Instruction) -> None:
 @handler("RAISE_VARARGS")
 def RAISE_VARARGS(tx: InstructionTranslatorBase, inst: Instruction) -> None:
     unimplemented("raise statement (exceptions are raised by the eager frame)")
+
+
+@handler("SETUP_WITH", until=(3, 10))
+@handler("BEFORE_WITH", since=(3, 11))
+def BEFORE_WITH(tx: InstructionTranslatorBase, inst: Instruction) -> None:
+    ctx = tx.pop()
+    if not isinstance(ctx, GradModeVariable):
+        unimplemented(f"with {ctx!r} (only grad-mode context managers are modelled)")
+    tx.push(WithExitFunctionVariable(ctx))
+    tx.push(ctx.enter(tx))
+
+
+@handler("POP_BLOCK", until=(3, 10))
+def POP_BLOCK(tx: InstructionTranslatorBase, inst: Instruction) -> None:
+    """The end of a `with` body: the exception path it guarded is not traced."""

@@ -59,6 +59,8 @@ CONTAINER_METHODS = {
     operator.delitem: "__delitem__",
 }
 
+MUTATING_OPERATORS = frozenset({operator.setitem, operator.delitem} | set(INPLACE_TO_PLAIN))
+
 OPERATOR_FUNCTIONS = (
     ARITHMETIC_OPERATORS
     | set(CONTAINER_METHODS)
@@ -140,10 +142,11 @@ def call_operator(
         return tx.output.call(tx, "call_function", fn, args)
     if fn in ARITHMETIC_OPERATORS and is_symbolic_arithmetic(args):
         return tx.output.call(tx, "call_function", INPLACE_TO_PLAIN.get(fn, fn), args)
-    try:
-        return fold(fn, [arg.as_python_constant() for arg in args], {})
-    except NotConstant:
-        pass
+    if fn not in MUTATING_OPERATORS:  # folding would change a copy of the container
+        try:
+            return fold(fn, [arg.as_python_constant() for arg in args], {})
+        except NotConstant:
+            pass
     return call_container_operator(tx, fn, args)
 
 

@@ -233,3 +233,10 @@ class SetVariable(VariableTracker):
         check_mutable(tx, self)
         self.values.add(constant_key(item))
         return ConstantVariable(None)
+
+    def method_discard(
+        self, tx: InstructionTranslatorBase, item: VariableTracker
+    ) -> VariableTracker:
+        check_mutable(tx, self)
+        self.values.discard(constant_key(item))
+        return ConstantVariable(None)

@@ -11,6 +11,7 @@ hold (``if a.shape[0] * 2 < 16`` -> ``2*L['a'].size()[0] >= 16``).
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 import torch
@@ -63,12 +64,18 @@ class SymNodeVariable(VariableTracker):
 
     def evaluate(self) -> bool | int | float:
         """The value this compile saw, guarded on (the value is specialized)."""
-        filename, lineno, _line = self.tx.source_location()
-        where = f"{filename}:{lineno} in {self.tx.code.co_name}"
-        return self.tx.output.shapes.evaluate(self.example_value, where)
+        return self._evaluate(self.example_value)
 
     def bool_value(self) -> bool:
-        return bool(self.evaluate())
+        """Truthiness: ``if n`` guards ``Ne(s0, 0)``, leaving n symbolic."""
+        if isinstance(self.example_value, torch.SymBool):
+            return bool(self.evaluate())
+        return bool(self._evaluate(self.example_value != 0))
+
+    def _evaluate(self, value: torch.SymInt | torch.SymBool | torch.SymFloat) -> Any:
+        filename, lineno, _line = self.tx.source_location()
+        where = f"{filename}:{lineno} in {self.tx.code.co_name}"
+        return self.tx.output.shapes.evaluate(value, where)
 
     def reconstruct(self, codegen: PyCodegen) -> None:
         # An input is reloaded from the frame; a computed value is a graph output.
@@ -76,6 +83,14 @@ class SymNodeVariable(VariableTracker):
             self.source.reconstruct(codegen)
         else:
             codegen.load_graph_output(self.proxy.node)
+
+
+def guards_added_here(tx: InstructionTranslatorBase) -> AbstractContextManager[None]:
+    """Log on the `dynamic` channel each guard that the body adds, at the line `tx` is
+    on: ``eval 2*s0 >= 16 [guard added] at script.py:5 in fn``. Wraps what may specialize
+    a symbol, e.g. iterating a tensor over its symbolic first dim."""
+    filename, lineno, _line = tx.source_location()
+    return tx.output.shapes.guards_added_at(f"{filename}:{lineno} in {tx.code.co_name}")
 
 
 def specialize(vt: VariableTracker) -> Any:

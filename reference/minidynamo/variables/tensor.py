@@ -17,7 +17,7 @@ from minidynamo import graph_break_registry as gb
 from minidynamo.exc import unimplemented
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable
-from minidynamo.variables.symnode import is_symbolic
+from minidynamo.variables.symnode import guards_added_here, is_symbolic
 
 if TYPE_CHECKING:
     import torch.fx
@@ -154,7 +154,8 @@ class TensorVariable(VariableTracker):
         if name in STATIC_METHODS:
             values = [arg.as_python_constant() for arg in args]
             kwvalues = {k: v.as_python_constant() for k, v in kwargs.items()}
-            result = getattr(self.example_value, name)(*values, **kwvalues)
+            with guards_added_here(tx):  # e.g. is_contiguous() of symbolic strides
+                result = getattr(self.example_value, name)(*values, **kwvalues)
             if is_symbolic(result):  # a symbolic size: computed in the graph
                 return tx.output.call(tx, "call_method", name, [self, *args], kwargs)
             if isinstance(result, torch.Size):
@@ -165,7 +166,9 @@ class TensorVariable(VariableTracker):
     def unpack_var_sequence(self, tx: InstructionTranslatorBase) -> list[VariableTracker]:
         if self.example_value.dim() == 0:
             unimplemented("iteration over a 0-d tensor")
+        with guards_added_here(tx):  # a symbolic first dim is specialized
+            length = int(self.example_value.shape[0])
         return [
             tx.output.call(tx, "call_function", operator.getitem, [self, ConstantVariable(i)])
-            for i in range(self.example_value.shape[0])
+            for i in range(length)
         ]
