@@ -2,17 +2,21 @@
 
 Like test262's skip files or WPT metadata, kept outside the cases. The file is a small
 subset of TOML, read here without tomllib (CPython 3.10 has none): comments, one
-``["<case id>"]`` table per case, one ``check = "why"`` line per known difference.
+``["<case id>"]`` table per case, one ``check = "why"`` line per known difference; a
+``check_py310 = "why"`` line is a difference on that CPython only (e.g. a golden text that
+one CPython's tracer writes differently).
 """
 
 from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 
 DIRECTORY = Path(__file__).parent / "expectations"
 TODO = "TODO: explain: "
+VERSION = f"py{sys.version_info.major}{sys.version_info.minor}"  # suffix of per-CPython keys
 
 HEADER = """\
 # Known differences of {impl} from the conformance cases: one table per case, one line per
@@ -22,7 +26,7 @@ HEADER = """\
 """
 
 _TABLE = re.compile(r'^\["(?P<case>[^"]+)"\]$')
-_ENTRY = re.compile(r'^(?P<check>[a-z_]+) = (?P<reason>".*")$')
+_ENTRY = re.compile(r'^(?P<check>[a-z_]+(?:_py3\d+)?) = (?P<reason>".*")$')
 
 Expectations = dict[str, dict[str, str]]
 
@@ -66,6 +70,11 @@ def unexplained(known: Expectations) -> int:
     return sum(reason.startswith(TODO) for checks in known.values() for reason in checks.values())
 
 
+def reason_for(checks: dict[str, str], check: str) -> str | None:
+    """The reason `check` differs on this CPython: its `check_py3XX` entry, else `check`'s."""
+    return checks.get(f"{check}_{VERSION}", checks.get(check))
+
+
 def load(impl: str) -> Expectations:
     path = path_for(impl)
     return parse(path.read_text(encoding="utf-8")) if path.exists() else {}
@@ -85,6 +94,7 @@ def updated(
         for check, (differs, detail) in checks.items():
             if not differs:
                 entry.pop(check, None)
-            elif check not in entry:
+                entry.pop(f"{check}_{VERSION}", None)
+            elif reason_for(entry, check) is None:
                 entry[check] = TODO + " / ".join(detail.splitlines())[:200]
     return {case_id: checks for case_id, checks in new.items() if checks}

@@ -77,7 +77,7 @@ class Suite:
 
     def judge(self, case_id: str, result: CheckResult) -> CheckResult:
         """Apply the expectation file to one raw (passed / differs / n/a) result."""
-        reason = self.known.get(case_id, {}).get(result.check)
+        reason = expectations.reason_for(self.known.get(case_id, {}), result.check)
         if reason is None:
             return result
         if result.status == DIFFERS:

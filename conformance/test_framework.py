@@ -80,6 +80,21 @@ def test_updated_expectations_keep_reasons_and_drop_fixed_entries() -> None:
     }
 
 
+def test_per_cpython_entries_apply_to_their_version_only() -> None:
+    this, other = expectations.VERSION, "py39"
+    checks = {f"golden_{this}": "this CPython", f"golden_{other}": "another", "ops": "all"}
+    assert expectations.reason_for(checks, "golden") == "this CPython"
+    assert expectations.reason_for(checks, "ops") == "all"
+    assert expectations.reason_for({f"golden_{other}": "another"}, "golden") is None
+    text = f'["g.a"]\ngolden_{this} = "why"\n'
+    assert expectations.parse(text) == {"g.a": {f"golden_{this}": "why"}}
+    known = {"g.a": dict(checks)}
+    results = {"g.a": {"golden": (False, ""), "ops": (True, "detail")}}
+    assert expectations.updated(known, results, {"g.a"}) == {
+        "g.a": {f"golden_{other}": "another", "ops": "all"}
+    }
+
+
 def test_structure_is_independent_of_node_names() -> None:
     gm = torch.fx.symbolic_trace(lambda x, y: ((x - y) ** 2).sum())
     assert structure_of(gm) == (

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import linecache
 import logging
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -102,11 +103,32 @@ class MinidynamoAdapter(Adapter):
         return gm.forward
 
 
+_GB_ID = re.compile(r"\[(GB\d+): ")
+_FRAME = re.compile(r'^\s*File "(.+)", line (\d+), in ')
+
+
 def _break(record: logging.LogRecord) -> Break:
-    """A graph break record carries `reason_id`, `user_filename` and `user_lineno`."""
-    filename = getattr(record, "user_filename", "")
-    line = linecache.getline(filename, getattr(record, "user_lineno", 0)).strip()
-    return Break(getattr(record, "reason_id", "<no reason_id>"), line)
+    """A graph break record: `Graph break in user code at <file>:<line>` (the frame that
+    breaks) or `Frame <name> (...) runs eagerly:` (the frame is skipped), then
+    `Unsupported.describe()`'s text: `Graph Break Reason: ... [GB0002: builtin call]` and
+    the user code traceback, outermost frame first, each `File "<base name>", line N, in
+    f` line followed by its source line (none for `<string>` code). Like Dynamo's
+    graph_breaks log, the break is reported where it happened: the innermost user frame.
+    Attributes `reason_id`, `user_filename` and `user_lineno`, where a record carries
+    them, take precedence."""
+    lines = record.getMessage().splitlines()
+    reason = next((m[1] for m in map(_GB_ID.search, lines) if m is not None), "<no reason_id>")
+    reason = getattr(record, "reason_id", reason)
+    if hasattr(record, "user_filename") and hasattr(record, "user_lineno"):
+        source = linecache.getline(record.user_filename, record.user_lineno)
+        return Break(reason, source.strip())
+    frames = [(i, m[1]) for i, m in enumerate(map(_FRAME.match, lines)) if m is not None]
+    if not frames or frames[-1][1].startswith("<"):
+        # No traceback (the frame failed outside user code), or code without a source file
+        # (`<string>`: whatever linecache holds under that name is not its source).
+        return Break(reason, "")
+    innermost = frames[-1][0] + 1
+    return Break(reason, lines[innermost].strip() if innermost < len(lines) else "")
 
 
 def _failures(message: str) -> str:

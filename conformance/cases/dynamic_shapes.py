@@ -191,3 +191,263 @@ def rank_change_is_not_dynamic(x):
 )
 def dynamic_true_guards_size_at_least_two(x):
     return x * 3
+
+
+# --- more symbolic shapes: when a size turns symbolic, and what stays specialized ---
+
+
+@case(
+    tags=["dynamic-shapes", "recompiles"],
+    calls=_calls(4, 8, 16, 32),
+    expect=Expect(frames=2, graphs=2, ops=[[".sum"], [".sum"]]),
+)
+def four_sizes_reduction_compiles_twice(x):
+    return x.sum()
+
+
+@case(
+    tags=["dynamic-shapes", "recompiles"],
+    calls=[Call(T(4, 4)), Call(T(8, 8)), Call(T(16, 16)), Call(T(32, 32))],
+    expect=Expect(frames=2, graphs=2),
+)
+def four_square_sizes_compile_twice(x):
+    """Both dims change together; one recompile makes both symbolic."""
+    return x @ x
+
+
+@case(
+    tags=["dynamic-shapes", "recompiles"],
+    calls=_calls(4, 8, 1),
+    expect=Expect(frames=3, graphs=3),
+)
+def size_one_specialized(x):
+    """A size of 1 fails the `2 <= L['x'].size()[0]` guard: it gets a graph of its own."""
+    return x * 2
+
+
+@case(
+    tags=["dynamic-shapes", "recompiles"],
+    calls=_calls(4, 8, 0, 1),
+    expect=Expect(frames=4, graphs=4),
+)
+def sizes_zero_and_one_own_graphs(x):
+    return x - 1
+
+
+@case(
+    tags=["dynamic-shapes", "recompiles"],
+    calls=_calls(4, 8, 0, 16, 0),
+    expect=Expect(frames=3, graphs=3),
+)
+def size_zero_graph_is_reused(x):
+    """The second empty tensor hits the cache entry the first one made."""
+    return x.exp()
+
+
+@case(
+    tags=["dynamic-shapes", "recompiles"],
+    calls=_calls(1, 4, 8),
+    expect=Expect(frames=2, graphs=2),
+)
+def first_size_one_then_dynamic(x):
+    """Starting from size 1 (static), 4 recompiles dynamic and 8 reuses it."""
+    return x + 3
+
+
+@case(
+    tags=["dynamic-shapes", "recompiles"],
+    calls=_calls(4, 4, 4),
+    expect=Expect(frames=1, graphs=1),
+)
+def same_size_never_recompiles(x):
+    return x.cos()
+
+
+@case(
+    tags=["dynamic-shapes"],
+    calls=[Call(T(5), T(5)), Call(T(7), T(7))],
+    options={"dynamic": True},
+    expect=Expect(frames=1, graphs=1),
+)
+def dynamic_true_duck_shaped_equal_sizes(x, y):
+    """Equal sizes share one symbol (duck shaping): equal sizes again fit the graph."""
+    return x + y
+
+
+@case(
+    tags=["dynamic-shapes", "recompiles"],
+    calls=[Call(T(5), T(5)), Call(T(5), T(7))],
+    options={"dynamic": True},
+    expect=Expect(frames=2, graphs=2),
+)
+def dynamic_true_duck_shaping_recompiles_on_unequal(x, y):
+    """Duck shaping made one symbol of two equal sizes: unequal ones recompile."""
+    return x.sum() + y.sum()
+
+
+@case(
+    tags=["dynamic-shapes"],
+    calls=[Call(T(5), T(7)), Call(T(9), T(3))],
+    options={"dynamic": True},
+    expect=Expect(frames=1, graphs=1),
+)
+def dynamic_true_unequal_sizes_two_symbols(x, y):
+    return x.sum() * y.sum()
+
+
+@case(
+    tags=["dynamic-shapes"],
+    calls=[Call(T(4), 3), Call(T(4), 5), Call(T(4), 7)],
+    options={"dynamic": True},
+    expect=Expect(frames=1, graphs=1),
+)
+def dynamic_true_int_input_symbolic(x, n):
+    """With dynamic=True an int input is a symbol from the first call."""
+    return x * n
+
+
+@case(
+    tags=["dynamic-shapes"],
+    calls=_calls(3, 6, 12),
+    options={"dynamic": False},
+    expect=Expect(frames=3, graphs=3),
+)
+def dynamic_false_recompiles_every_size(x):
+    return x * 2
+
+
+@case(
+    tags=["dynamic-shapes", "guards"],
+    calls=[Call(T(6, mark_dynamic=(0,)))],
+    expect=Expect(frames=1, guards=[["2 <= L['x'].size()[0]"]]),
+)
+def mark_dynamic_symbolic_from_first_call(x):
+    return x.sum(0)
+
+
+@case(
+    tags=["dynamic-shapes"],
+    calls=[Call(T(3, 4, mark_dynamic=(1,))), Call(T(3, 9, mark_dynamic=(1,)))],
+    expect=Expect(frames=1, graphs=1),
+)
+def mark_dynamic_second_dim(x):
+    return x.mean(1)
+
+
+@case(
+    tags=["dynamic-shapes", "recompiles"],
+    calls=[Call(T(3, 4, mark_dynamic=(1,))), Call(T(5, 4, mark_dynamic=(1,)))],
+    expect=Expect(frames=2, graphs=2),
+)
+def mark_dynamic_other_dim_still_static(x):
+    """Only the marked dim is symbolic: a change of dim 0 recompiles."""
+    return x * 2
+
+
+@case(
+    tags=["dynamic-shapes"],
+    calls=[
+        Call(T(4, mark_dynamic=(0,)), T(4, mark_dynamic=(0,))),
+        Call(T(6, mark_dynamic=(0,)), T(6, mark_dynamic=(0,))),
+    ],
+    expect=Expect(frames=1, graphs=1),
+)
+def mark_dynamic_two_inputs_broadcast(x, y):
+    return x * y
+
+
+@case(
+    tags=["dynamic-shapes", "recompiles"],
+    calls=[Call(T(4), 2), Call(T(4), 3), Call(T(4), 4), Call(T(4), 9)],
+    expect=Expect(frames=2, graphs=2),
+)
+def int_input_becomes_symbolic_and_stays(x, n):
+    """After one change the int is a SymInt: later values reuse the second graph."""
+    return x + n
+
+
+@case(
+    tags=["dynamic-shapes", "recompiles"],
+    calls=[Call(T(4), 3), Call(T(4), 5), Call(T(4), 7)],
+    expect=Expect(frames=2, graphs=2),
+)
+def int_input_used_as_size(x, n):
+    return x.sum() + torch.ones(n).sum()
+
+
+@case(
+    tags=["dynamic-shapes", "recompiles"],
+    calls=[Call(T(4), 2.0), Call(T(4), 3.0), Call(T(4), 4.0)],
+    expect=Expect(
+        frames=2, graphs=2, ops=[["mul"], [".item", "mul"]], recompiles=["L['f'] == 2.0"]
+    ),
+)
+def float_input_becomes_dynamic(x, f):
+    """A float input is a constant first; once it changes, Dynamo 2.14 passes it as a
+    0-d tensor input read with `.item()`, so 4.0 reuses the second graph."""
+    return x * f
+
+
+@case(
+    tags=["dynamic-shapes", "tensor-methods"],
+    calls=_calls(4, 8, 16),
+    expect=Expect(frames=2, graphs=2),
+)
+def size_returned_as_int(x):
+    """A symbolic size returned as a Python int is the real size of each call."""
+    return x.shape[0] * 2, x + 1
+
+
+@case(
+    tags=["dynamic-shapes", "tensor-methods"],
+    calls=_calls(4, 8, 16),
+    expect=Expect(frames=2, graphs=2),
+)
+def torch_ones_of_symbolic_size(x):
+    return x + torch.ones(x.shape[0])
+
+
+@case(
+    tags=["dynamic-shapes", "tensor-methods"],
+    calls=[Call(T(4, 1)), Call(T(8, 1)), Call(T(16, 1))],
+    expect=Expect(frames=2, graphs=2),
+)
+def expand_to_symbolic_size(x):
+    return x.expand(x.shape[0], 3)
+
+
+@case(
+    tags=["dynamic-shapes", "tensor-methods"],
+    calls=_calls(4, 8, 16),
+    expect=Expect(frames=2, graphs=2),
+)
+def slice_to_symbolic_half(x):
+    return x[x.shape[0] // 2 :] + x[: x.shape[0] // 2]
+
+
+@case(
+    tags=["dynamic-shapes", "tensor-methods"],
+    calls=[Call(T(4, 2)), Call(T(8, 2)), Call(T(16, 2))],
+    expect=Expect(frames=2, graphs=2),
+)
+def numel_of_symbolic_tensor(x):
+    return x.sum() / x.numel()
+
+
+@case(
+    tags=["dynamic-shapes", "containers"],
+    calls=[Call([T(2), T(2)]), Call([T(2), T(2), T(2)])],
+    expect=Expect(frames=2, graphs=2),
+)
+def list_length_change_recompiles(l):  # noqa: E741
+    """A list's length is guarded, never symbolic."""
+    return sum(l)
+
+
+@case(
+    tags=["dynamic-shapes", "recompiles"],
+    calls=[Call(T(4, 3)), Call(T(8, 6)), Call(T(16, 12))],
+    expect=Expect(frames=2, graphs=2),
+)
+def both_dims_turn_dynamic_at_once(x):
+    return x.t() * 2

@@ -5,7 +5,7 @@ offending instruction, then a resume function that is compiled as a frame of its
 Each case states the break's reason id (Dynamo's GB id) and its user source line.
 """
 
-import time
+import zlib
 
 import torch
 
@@ -174,9 +174,10 @@ def two_breaks_three_graphs(x):
     expect=Expect(frames=2, graphs=2, ops=[["add"], ["mul"]]),
 )
 def unsupported_c_function(x):
-    """time.time() is a C function Dynamo does not model (its result is not even used)."""
+    """zlib.crc32 is a C function Dynamo does not model (its result is not even used; a
+    deterministic one, so that a guard on the result reads the same on every run)."""
     y = x + 1
-    time.time()
+    zlib.crc32(b"minidynamo")
     return y * 2
 
 
@@ -247,3 +248,473 @@ def numpy_roundtrip_is_traced(x):
     """`.numpy()` and `torch.from_numpy` are traced, not broken on."""
     y = (x * 2).numpy()
     return torch.from_numpy(y) + 1
+
+
+# --- more graph breaks: where they fall, how many per frame, what crosses them ---
+
+COUNT = 0
+SEEN = []
+
+
+class Box:
+    """A user object whose attribute is stored before and after a break."""
+
+    def __init__(self):
+        self.value = None
+
+
+def shout(t):
+    print("shout")
+    return t + 1
+
+
+def outer_helper(t):
+    return shout(t) * 3
+
+
+def item_helper(t):
+    return t * t.sum().item()
+
+
+@case(
+    tags=["graph-breaks"],
+    calls=[Call(T(3))],
+    expect=Expect(frames=2, graphs=1, ops=[["add"]], breaks=[Break(PRINT, 'print("start")')]),
+)
+def print_before_any_op(x):
+    """Nothing is traced before the print: the frame compiles no graph, its resume one."""
+    print("start")
+    return x + 1
+
+
+@case(
+    tags=["graph-breaks"],
+    calls=[Call(T(3))],
+    expect=Expect(frames=1, graphs=1, ops=[["mul"]], breaks=[Break(PRINT, 'print("end")')]),
+)
+def print_after_last_op(x):
+    y = x * 2
+    print("end")
+    return y
+
+
+@case(
+    tags=["graph-breaks"],
+    calls=[Call(T(3))],
+    expect=Expect(
+        frames=3,
+        graphs=2,
+        breaks=[Break(PRINT, 'print("a")'), Break(PRINT, 'print("b")')],
+    ),
+)
+def two_prints_in_a_row(x):
+    """The resume function after the first print starts at the second print."""
+    y = x + 1
+    print("a")
+    print("b")
+    return y * 2
+
+
+@case(
+    tags=["graph-breaks"],
+    calls=[Call(T(3))],
+    expect=Expect(
+        frames=4,
+        graphs=4,
+        ops=[["add"], ["mul"], ["sub"], ["truediv"]],
+        breaks=[
+            Break(PRINT, 'print("one")'),
+            Break(PRINT, 'print("two")'),
+            Break(PRINT, 'print("three")'),
+        ],
+    ),
+)
+def three_breaks_four_graphs(x):
+    x = x + 1
+    print("one")
+    x = x * 2
+    print("two")
+    x = x - 3
+    print("three")
+    return x / 4
+
+
+@case(
+    tags=["graph-breaks"],
+    calls=[Call(T(3))],
+    expect=Expect(frames=2, graphs=1, ops=[["mul"]], breaks=[Break(PRINT, "print(x.shape, n)")]),
+)
+def print_of_shape_and_int(x):
+    """The printed values are Python values (a torch.Size and an int), not graph outputs:
+    the frame records no operation before the print, and its resume function guards n."""
+    n = x.shape[0] + 1
+    print(x.shape, n)
+    return x * n
+
+
+@case(
+    tags=["graph-breaks"],
+    calls=[Call(T(3), T(3))],
+    expect=Expect(frames=2, graphs=2, ops=[["add", "mul"], ["sub", "add"]]),
+)
+def several_tensors_live_across_break(x, y):
+    """Both intermediates are outputs of the first graph and inputs of the second."""
+    a = x + y
+    b = x * y
+    print("live")
+    return (a - b) + x
+
+
+@case(
+    tags=["graph-breaks"],
+    calls=[Call(T(3))],
+    expect=Expect(frames=2, graphs=2, ops=[["add"], ["mul"]]),
+)
+def python_values_live_across_break(x):
+    """An int, a string and a tuple cross the break as Python locals of the resume function."""
+    n = 3
+    label = "scale"
+    pair = (1, 2)
+    y = x + pair[1]
+    print(label)
+    return y * (n + pair[0])
+
+
+@case(
+    tags=["graph-breaks"],
+    calls=[Call(T(3))],
+    expect=Expect(frames=2, graphs=2, ops=[["add"], ["mul"]]),
+)
+def print_result_is_used(x):
+    """print returns None; the resume function receives it as a local."""
+    y = x + 1
+    r = print("value")
+    return y * 2 if r is None else y
+
+
+@case(
+    tags=["graph-breaks", "tensor-methods"],
+    calls=[Call(T(3))],
+    expect=Expect(frames=2, graphs=2, breaks=[Break(ITEM, "s = x.sum().item()")]),
+)
+def item_in_python_arithmetic(x):
+    """The item's float is a Python value of the resume function, used in its graph."""
+    s = x.sum().item()
+    return x + s * 2
+
+
+@case(
+    tags=["graph-breaks", "tensor-methods", "control-flow"],
+    calls=[Call(Make(torch.ones, 3))],
+    expect=Expect(frames=2, graphs=2, breaks=[Break(ITEM, "if x.sum().item() > 0:")]),
+)
+def item_in_branch_condition(x):
+    if x.sum().item() > 0:
+        return x + 1
+    return x - 1
+
+
+@case(
+    tags=["graph-breaks", "tensor-methods"],
+    calls=[Call(T(4))],
+    expect=Expect(
+        frames=3, graphs=3, breaks=[Break(ITEM, "a = x[0].item()"), Break(ITEM, "b = x[1].item()")]
+    ),
+)
+def two_items_two_breaks(x):
+    a = x[0].item()
+    b = x[1].item()
+    return x * (a + b)
+
+
+@case(
+    tags=["graph-breaks", "tensor-methods"],
+    calls=[Call(T(3))],
+    expect=Expect(frames=2, graphs=2, breaks=[Break("GB0109", "values = x.tolist()")]),
+)
+def tolist_then_tensor_ops(x):
+    """The list crosses the break; its length is a Python int in the resume function."""
+    y = x * 2
+    values = x.tolist()
+    return y + len(values)
+
+
+@case(
+    tags=["graph-breaks", "control-flow"],
+    calls=[Call(Make(torch.full, (3,), -1.0))],
+    expect=Expect(
+        frames=2,
+        graphs=2,
+        ops=[[".sum", "gt"], ["sub"]],
+        breaks=[Break(DATA_DEPENDENT, "if x.sum() > 0:")],
+    ),
+)
+def data_dependent_if_takes_else(x):
+    """The jump runs in CPython; only the resume function of the side taken is compiled."""
+    if x.sum() > 0:
+        return x + 1
+    return x - 1
+
+
+@case(
+    tags=["graph-breaks", "control-flow"],
+    calls=[Call(Make(torch.ones, 3)), Call(Make(torch.full, (3,), -1.0))],
+    expect=Expect(frames=3, graphs=3, ops=[[".sum", "gt"], ["add"], ["sub"]]),
+)
+def data_dependent_if_both_sides(x):
+    """The second call reuses the first graph, then takes the other side: its resume
+    function is compiled then."""
+    if x.sum() > 0:
+        return x + 1
+    return x - 1
+
+
+@case(
+    tags=["graph-breaks", "control-flow"],
+    calls=[Call(Make(torch.ones, 3))],
+    expect=Expect(frames=2, graphs=2, breaks=[Break(DATA_DEPENDENT, "if x.max() > 0:")]),
+)
+def data_dependent_if_without_else(x):
+    y = x * 2
+    if x.max() > 0:
+        y = y + 1
+    return y - 3
+
+
+@case(
+    tags=["graph-breaks", "control-flow"],
+    calls=[Call(Make(torch.ones, 3))],
+    expect=Expect(
+        frames=2, graphs=2, breaks=[Break(DATA_DEPENDENT, "return x + 1 if x.sum() > 0 else x - 1")]
+    ),
+)
+def data_dependent_conditional_expression(x):
+    return x + 1 if x.sum() > 0 else x - 1
+
+
+@case(
+    tags=["graph-breaks", "control-flow"],
+    calls=[Call(Make(torch.ones, 3))],
+    expect=Expect(
+        frames=3,
+        graphs=3,
+        breaks=[Break(DATA_DEPENDENT, "if x.sum() > 0:"), Break(DATA_DEPENDENT, "if x.min() > 0:")],
+    ),
+)
+def two_data_dependent_ifs(x):
+    if x.sum() > 0:
+        x = x + 1
+    if x.min() > 0:
+        x = x * 2
+    return x
+
+
+@case(
+    tags=["graph-breaks", "control-flow"],
+    calls=[Call(Make(torch.ones, 3))],
+    expect=Expect(frames=2, graphs=2, breaks=[Break(DATA_DEPENDENT, "if x.any():")]),
+)
+def data_dependent_truthiness(x):
+    if x.any():
+        return x + 1
+    return x
+
+
+@case(
+    tags=["graph-breaks", "inlining"],
+    calls=[Call(T(3))],
+    expect=Expect(
+        frames=6,
+        graphs=4,
+        ops=[["add"], ["add"], ["mul"], ["sub"]],
+        breaks=[Break(PRINT, 'print("shout")')] * 3,
+    ),
+)
+def break_two_calls_deep(x):
+    """The break in shout breaks the caller at its call of outer_helper, then
+    outer_helper (run as a frame) at its call of shout, then shout at its print."""
+    return outer_helper(x + 1) - 1
+
+
+@case(
+    tags=["graph-breaks", "inlining", "tensor-methods"],
+    calls=[Call(T(3))],
+    expect=Expect(frames=4, graphs=3, breaks=[Break(ITEM, "return t * t.sum().item()")] * 2),
+)
+def item_inside_inlined_call(x):
+    """Met once while inlining item_helper (the caller breaks at the call), once in
+    item_helper's own frame; the item's float is a guarded constant of its resume."""
+    y = item_helper(x)
+    return y + 1
+
+
+@case(
+    tags=["graph-breaks", "inlining"],
+    calls=[Call(T(3)), Call(T(3))],
+    expect=Expect(
+        frames=4, graphs=2, breaks=[Break(PRINT, 'print("shout")'), Break(PRINT, 'print("shout")')]
+    ),
+)
+def inlined_break_second_call_hits_caches(x):
+    """Caller, callee and resume functions are all cached: the breaks are met once."""
+    return shout(x) * 2
+
+
+@case(
+    tags=["graph-breaks", "side-effects", "containers"],
+    calls=[Call(T(3), [])],
+    expect=Expect(frames=2, graphs=2, ops=[["add"], ["mul"]]),
+)
+def list_appends_on_both_sides_of_break(x, out):
+    out.append(x + 1)
+    print("middle")
+    out.append(x * 2)
+    return len(out)
+
+
+@case(
+    tags=["graph-breaks", "side-effects", "containers"],
+    calls=[Call(T(3), {})],
+    expect=Expect(frames=2, graphs=2),
+)
+def dict_stores_on_both_sides_of_break(x, d):
+    d["before"] = x + 1
+    print("middle")
+    d["after"] = d["before"] * 2
+    return d
+
+
+@case(
+    tags=["graph-breaks", "side-effects", "globals"],
+    calls=[Call(T(3))],
+    expect=Expect(frames=2, graphs=1, ops=[["mul"]]),
+)
+def global_counter_across_break(x):
+    """The first increment is stored before print runs (no graph: nothing is traced);
+    the resume function guards the stored value and reads it."""
+    global COUNT
+    COUNT += 1
+    print("count", COUNT)
+    COUNT += 1
+    return x * COUNT
+
+
+@case(
+    tags=["graph-breaks", "side-effects", "globals"],
+    calls=[Call(T(3))],
+    expect=Expect(frames=2, graphs=2),
+)
+def global_list_append_across_break(x):
+    SEEN.append(x + 1)
+    print(len(SEEN))
+    SEEN.append(x - 1)
+    return x
+
+
+@case(
+    tags=["graph-breaks", "side-effects"],
+    calls=[Call(T(3), Box())],
+    expect=Expect(frames=2, graphs=2),
+)
+def attribute_store_across_break(x, box):
+    box.value = x + 1
+    print("stored")
+    box.value = box.value * 2
+    return x
+
+
+@case(
+    tags=["graph-breaks", "side-effects", "tensor-methods"],
+    calls=[Call(T(3))],
+    expect=Expect(frames=2, graphs=2, ops=[[".add_"], [".mul_"]]),
+)
+def inplace_mutation_across_break(x):
+    """The first graph's in-place add is visible to the print and to the resume function."""
+    x.add_(1)
+    print("mutated")
+    x.mul_(2)
+    return x
+
+
+@case(
+    tags=["graph-breaks", "closures"],
+    calls=[Call(T(3))],
+    expect=Expect(frames=2, graphs=2),
+)
+def closure_cell_across_break(x):
+    scale = 3
+
+    def apply(t):
+        return t * scale
+
+    y = apply(x)
+    print("closure")
+    return apply(y)
+
+
+@case(
+    tags=["graph-breaks", "nn-module"],
+    calls=[Call(T(2, 4))],
+    factory=True,
+    expect=Expect(frames=2, graphs=2, breaks=[Break(PRINT, 'print("forward")')]),
+)
+def break_in_module_forward():
+    class Noisy(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.linear = torch.nn.Linear(4, 3)
+
+        def forward(self, x):
+            y = self.linear(x)
+            print("forward")
+            return y.relu()
+
+    return Noisy()
+
+
+@case(
+    tags=["graph-breaks", "dynamic-shapes", "recompiles"],
+    calls=[Call(T(4)), Call(T(8)), Call(T(16))],
+    expect=Expect(
+        frames=4, graphs=4, breaks=[Break(PRINT, 'print("break")'), Break(PRINT, 'print("break")')]
+    ),
+)
+def break_with_changing_sizes(x):
+    """The frame and its resume function each turn dynamic on the second size."""
+    y = x + 1
+    print("break")
+    return y * 2
+
+
+@case(
+    tags=["graph-breaks", "fullgraph", "tensor-methods"],
+    calls=[Call(T(3))],
+    options={"fullgraph": True},
+    expect=Expect(frames=1, graphs=1, ops=[[".sum", ".item", "mul"]], breaks=[]),
+)
+def fullgraph_item_is_traced(x):
+    """Under fullgraph=True Dynamo captures the scalar output instead of breaking:
+    `.item()` is a node of the one graph."""
+    return x * x.sum().item()
+
+
+@case(
+    tags=["graph-breaks", "fullgraph", "inlining"],
+    calls=[Call(T(3))],
+    options={"fullgraph": True},
+    expect=Expect(outcome="compile-error"),
+)
+def fullgraph_break_in_inlined_call_is_error(x):
+    return shout(x) * 2
+
+
+@case(
+    tags=["graph-breaks", "control-flow"],
+    calls=[Call(T(3), True), Call(T(3), False)],
+    expect=Expect(frames=2, graphs=2),
+)
+def branch_on_python_bool_is_no_break(x, flag):
+    """A branch on a Python bool is guarded, not broken on: each value compiles once."""
+    if flag:
+        return x + 1
+    return x - 1

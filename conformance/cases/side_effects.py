@@ -178,3 +178,226 @@ def aliasing_result_is_argument(x, out):
 def global_torch_attribute_unchanged(x):
     """Reading torch.float32 (a module attribute) is not a side effect."""
     return x.to(torch.float32) + 1
+
+
+# --- more side effects: each kind of mutation the graph's caller must see ---
+
+FLAGS = {"seen": 0, "last": None}
+ORDER = []
+TOTAL = 0
+LABEL = "start"
+
+
+class Point:
+    """A plain user object with two attributes."""
+
+    def __init__(self, x, y):
+        self.x = x
+        self.y = y
+
+
+def _push(l, v):  # noqa: E741
+    l.append(v)
+
+
+def _tag(d, key, v):
+    d[key] = v
+
+
+@case(tags=["side-effects", "containers"], calls=[Call(T(2), [0, 1, 2])], expect=one_graph("mul"))
+def list_setitem_argument(x, l):  # noqa: E741
+    l[1] = 10
+    return x * l[1]
+
+
+@case(tags=["side-effects", "containers"], calls=[Call(T(2), [0, 1, 2])], expect=one_graph("add"))
+def list_delitem_argument(x, l):  # noqa: E741
+    del l[0]
+    return x + len(l)
+
+
+@case(tags=["side-effects", "containers"], calls=[Call(T(2), [3, 1, 2])], expect=one_graph("add"))
+def list_sort_and_reverse_argument(x, l):  # noqa: E741
+    l.sort()
+    l.reverse()
+    return x + l[0]
+
+
+@case(tags=["side-effects", "containers"], calls=[Call(T(2), [1, 2])], expect=one_graph("mul"))
+def list_slice_assignment_argument(x, l):  # noqa: E741
+    l[:] = [5, 6, 7]
+    return x * len(l)
+
+
+@case(tags=["side-effects", "containers"], calls=[Call(T(2), {"a": 1})], expect=one_graph("add"))
+def dict_update_argument(x, d):
+    d.update({"b": 2, "c": 3})
+    return x + d["c"]
+
+
+@case(
+    tags=["side-effects", "containers"],
+    calls=[Call(T(2), {"a": 1, "b": 2})],
+    expect=one_graph("mul"),
+)
+def dict_pop_argument(x, d):
+    v = d.pop("a")
+    return x * (v + len(d))
+
+
+@case(tags=["side-effects", "containers"], calls=[Call(T(2), {})], expect=one_graph("add"))
+def dict_setdefault_argument(x, d):
+    d.setdefault("k", 4)
+    d.setdefault("k", 5)
+    return x + d["k"]
+
+
+@case(tags=["side-effects", "containers"], calls=[Call(T(2), {"a": 1})], expect=one_graph("add"))
+def dict_clear_argument(x, d):
+    d.clear()
+    return x + len(d)
+
+
+@case(
+    tags=["side-effects", "containers"],
+    calls=[Call(T(2), {"a": 1, "b": 2})],
+    expect=one_graph("add"),
+)
+def dict_reinsert_moves_key_last(x, d):
+    """Deleting and re-adding a key changes the dict's order, as eager does."""
+    v = d.pop("a")
+    d["a"] = v
+    return x + v
+
+
+@case(tags=["side-effects", "containers"], calls=[Call(T(2), [])], expect=one_graph("mul"))
+def two_names_one_list(x, l):  # noqa: E741
+    """An alias of the argument list: appending through it mutates the caller's list."""
+    alias = l
+    alias.append(x * 2)
+    return len(l)
+
+
+@case(
+    tags=["side-effects", "containers", "inlining"],
+    calls=[Call(T(2), [])],
+    expect=one_graph("add", "mul"),
+)
+def list_mutated_in_inlined_call(x, l):  # noqa: E741
+    _push(l, x + 1)
+    _push(l, x * 2)
+    return l
+
+
+@case(
+    tags=["side-effects", "containers", "inlining"],
+    calls=[Call(T(2), {})],
+    expect=one_graph("neg"),
+)
+def dict_mutated_in_inlined_call(x, d):
+    _tag(d, "neg", -x)
+    return x
+
+
+@case(tags=["side-effects", "globals"], calls=[Call(T(2))], expect=one_graph("add"))
+def two_globals_stored(x):
+    global TOTAL, LABEL
+    TOTAL = TOTAL + 5
+    LABEL = "done"
+    return x + TOTAL
+
+
+@case(tags=["side-effects", "globals"], calls=[Call(T(2))], expect=one_graph("mul"))
+def global_dict_two_keys(x):
+    FLAGS["seen"] += 1
+    FLAGS["last"] = x * 2
+    return x
+
+
+@case(tags=["side-effects", "globals"], calls=[Call(T(2))], expect=one_graph("add", "sub"))
+def global_list_extend(x):
+    ORDER.extend([x + 1, x - 1])
+    return len(ORDER)
+
+
+@case(tags=["side-effects", "globals"], calls=[Call(T(2))], expect=one_graph("add"))
+def global_rebound_to_new_list(x):
+    """Rebinding the name, not mutating the old list: the module sees the new one."""
+    global ORDER
+    ORDER = [1, 2]
+    return x + len(ORDER)
+
+
+@case(tags=["side-effects"], calls=[Call(T(2), Point(1, 2))], expect=one_graph("mul"))
+def attribute_swap_on_argument(x, p):
+    p.x, p.y = p.y, p.x
+    return x * p.x
+
+
+@case(tags=["side-effects"], calls=[Call(T(2), Point(1, 2))], expect=one_graph("add"))
+def new_attribute_on_argument(x, p):
+    p.z = x + 1
+    return x
+
+
+@case(tags=["side-effects"], calls=[Call(T(2), Point(1, 2))], expect=one_graph("add"))
+def delete_attribute_of_argument(x, p):
+    del p.y
+    return x + p.x
+
+
+@case(tags=["side-effects"], calls=[Call(T(2), Point(1, 2))], expect=one_graph("mul"))
+def setattr_builtin_on_argument(x, p, name="x"):
+    """The builtins setattr/getattr with a constant name, as attribute store and load."""
+    setattr(p, name, 7)
+    return x * getattr(p, name)
+
+
+@case(tags=["side-effects"], calls=[Call(T(2), [])], expect=one_graph("add"))
+def new_object_stored_into_argument(x, out):
+    """An object created while tracing escapes through the caller's list."""
+    out.append(Point(x + 1, 0))
+    return x
+
+
+@case(
+    tags=["side-effects", "closures"],
+    calls=[Call(T(2)), Call(T(2))],
+    factory=True,
+    expect=Expect(frames=2, graphs=2, recompiles=["L['count'] == 0"]),
+)
+def nonlocal_counter_across_calls():
+    """A closure whose nonlocal counter grows on each call: the cell's value is guarded,
+    and the recompile after it changed traces it as a symbolic int."""
+    count = 0
+
+    def step(x):
+        nonlocal count
+        count += 1
+        return x * count
+
+    return step
+
+
+@case(tags=["side-effects", "closures"], calls=[Call(T(2))], expect=one_graph("mul", "add"))
+def nonlocal_written_then_read(x):
+    acc = x
+
+    def scale():
+        nonlocal acc
+        acc = acc * 2
+
+    scale()
+    return acc + 1
+
+
+@case(tags=["side-effects", "closures"], calls=[Call(T(2))], expect=one_graph("add"))
+def nonlocal_list_in_closure(x):
+    items = []
+
+    def keep(v):
+        items.append(v)
+
+    keep(x + 1)
+    keep(3)
+    return items
