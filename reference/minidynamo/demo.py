@@ -15,6 +15,22 @@ from minidynamo import logs
 
 _HEADER = "import torch\nimport minidynamo\n"
 
+# The seed's fn(x, n), called with different ints by several examples.
+SPECIALIZE = (
+    _HEADER
+    + """\
+@minidynamo.compile
+def fn(x, n):
+    y = x ** 2
+    if n >= 0:
+        return (n + 1) * y
+    else:
+        return y / n
+
+x = torch.randn(200)
+"""
+)
+
 
 @dataclasses.dataclass(frozen=True)
 class Example:
@@ -49,39 +65,13 @@ mse(x, y)
         "specialize",
         "example.py",
         ("graph_code",),
-        _HEADER
-        + """\
-@minidynamo.compile
-def fn(x, n):
-    y = x ** 2
-    if n >= 0:
-        return (n + 1) * y
-    else:
-        return y / n
-
-x = torch.randn(200)
-fn(x, 2)
-""",
+        SPECIALIZE + "fn(x, 2)\n",
     ),
     Example(
         "specialize_three_calls",
         "a.py",
         ("graph_code", "recompiles"),
-        _HEADER
-        + """\
-@minidynamo.compile
-def fn(x, n):
-    y = x ** 2
-    if n >= 0:
-        return (n + 1) * y
-    else:
-        return y / n
-
-x = torch.randn(200)
-fn(x, 2)
-fn(x, 3)
-fn(x, -2)
-""",
+        SPECIALIZE + "fn(x, 2)\nfn(x, 3)\nfn(x, -2)\n",
     ),
     Example(
         "guards",

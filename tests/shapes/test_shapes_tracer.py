@@ -21,22 +21,7 @@ SEED_SHAPE_EXAMPLES = [
         "ints_become_symbolic",
         "a.py",
         ("graph_code", "guards", "recompiles", "dynamic"),
-        _HEADER
-        + """\
-@minidynamo.compile
-def fn(x, n):
-    y = x ** 2
-    if n >= 0:
-        return (n + 1) * y
-    else:
-        return y / n
-
-x = torch.randn(200)
-fn(x, 2)
-fn(x, 3)
-fn(x, -2)
-fn(x, 4)
-""",
+        demo.SPECIALIZE + "fn(x, 2)\nfn(x, 3)\nfn(x, -2)\nfn(x, 4)\n",
     ),
     Example(
         "sizes_become_symbolic",
