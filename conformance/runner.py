@@ -28,7 +28,7 @@ class CallRecord:
     """What one call did, as snapshots that later calls cannot change."""
 
     result: Any
-    error: tuple[str, str] | None
+    error: tuple[type[BaseException], str] | None  # the exception's class and message
     stdout: str
     args: Any
     globals: dict[str, Any]
@@ -206,7 +206,7 @@ def _call(case: Case, fn: Callable[..., Any], args: tuple, kwargs: dict) -> Call
             error = exc
     return CallRecord(
         result=snapshot(result),
-        error=None if error is None else (type(error).__name__, str(error)),
+        error=None if error is None else (type(error), str(error)),
         stdout=out.getvalue(),
         args=snapshot((args, kwargs)),
         globals=_data_globals(case.module),
@@ -215,13 +215,32 @@ def _call(case: Case, fn: Callable[..., Any], args: tuple, kwargs: dict) -> Call
     )
 
 
+def same_exception(
+    eager: tuple[type[BaseException], str] | None,
+    compiled: tuple[type[BaseException], str] | None,
+) -> bool:
+    """The compiled run raised what eager raised: the same class and message, or an
+    instance of a subclass of eager's class (Dynamo's TorchRuntimeError is a
+    RuntimeError), which every `except` clause of the program catches alike; such a
+    wrapper's message is its own and is not compared."""
+    if eager is None or compiled is None:
+        return eager is compiled
+    if compiled[0] is eager[0]:
+        return compiled[1] == eager[1]
+    return issubclass(compiled[0], eager[0])
+
+
+def _show_error(error: tuple[type[BaseException], str] | None) -> str:
+    return "none" if error is None else f"{error[0].__name__}({error[1]!r})"
+
+
 def compare_runs(eager: list[CallRecord], compiled: list[CallRecord]) -> list[str]:
     """Check 1: every call returned, printed, raised and mutated the same in both runs."""
     problems = []
     for i, (e, c) in enumerate(zip(eager, compiled, strict=True)):
         at = f"call {i}: "
-        if e.error != c.error:
-            problems.append(f"{at}exception {e.error} != {c.error}")
+        if not same_exception(e.error, c.error):
+            problems.append(f"{at}exception {_show_error(e.error)} != {_show_error(c.error)}")
         problems += [at + d for d in differences(e.result, c.result, "result")]
         if e.stdout != c.stdout:
             problems.append(f"{at}stdout {e.stdout!r} != {c.stdout!r}")

@@ -22,7 +22,7 @@ from conformance.cases import load_all
 from conformance.checks import DIFFERS, KNOWN, NOT_AVAILABLE, PASSED, STALE, CheckResult
 from conformance.observations import structure_of
 from conformance.report import summary_tables
-from conformance.runner import differences, snapshot
+from conformance.runner import differences, same_exception, snapshot
 from conformance.spec import TAGS, Call, Expect, T, case, materialize
 from conformance.suite import Suite
 
@@ -131,6 +131,22 @@ def test_differences_name_the_place() -> None:
         "['a'][0]: tensor torch.float32[2] != torch.int64[2]"
     ]
     assert differences(expected, snapshot({"a": [torch.ones(2), 4]})) == ["['a'][1]: 3 != 4"]
+
+
+class WrappedError(RuntimeError):
+    """Like Dynamo's TorchRuntimeError: a RuntimeError with its own message."""
+
+
+def test_exceptions_compare_by_class_and_message_or_by_subclass() -> None:
+    eager = (RuntimeError, "shape '[4]' is invalid for input of size 6")
+    assert same_exception(eager, (RuntimeError, "shape '[4]' is invalid for input of size 6"))
+    assert not same_exception(eager, (RuntimeError, "another message"))
+    assert same_exception(eager, (WrappedError, "Dynamo's own message"))
+    assert not same_exception(eager, (ValueError, eager[1]))
+    assert not same_exception((WrappedError, "m"), (RuntimeError, "m"))  # a base is not enough
+    assert not same_exception(eager, None)
+    assert not same_exception(None, eager)
+    assert same_exception(None, None)
 
 
 def test_declared_inputs_are_fresh_and_identical() -> None:
