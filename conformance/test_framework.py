@@ -6,8 +6,10 @@ implementation gets from the suite (see conformance/README.md).
 
 from __future__ import annotations
 
+import json
 import operator
 import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -16,7 +18,7 @@ import torch.fx
 from conformance import expectations
 from conformance.adapters import AdapterUnavailable, load
 from conformance.adapters.eager_example import EagerExampleAdapter
-from conformance.adapters.minidynamo import _failures
+from conformance.adapters.minidynamo import _failures, dynamo_reason_id
 from conformance.adapters.torch_dynamo import failure_reason, guard_lines
 from conformance.cases import load_all
 from conformance.checks import DIFFERS, KNOWN, NOT_AVAILABLE, PASSED, STALE, CheckResult
@@ -216,6 +218,20 @@ def test_minidynamo_recompile_message_is_read() -> None:
         "failure(s):\n    - L['b'] == 'Hi'\n    - L['b'] == 'Hello'"
     )
     assert _failures(message) == "L['b'] == 'Hi'; L['b'] == 'Hello'"
+
+
+def test_minidynamo_break_ids_are_reported_as_dynamos() -> None:
+    from minidynamo.graph_break_registry import REGISTRY
+
+    registry = Path(torch.__file__).parent / "_dynamo" / "graph_break_registry.json"
+    dynamo_types = json.loads(registry.read_text())
+    named = [gb for gb in REGISTRY.values() if gb.dynamo_id is not None]
+    assert named, "no reason names Dynamo's id"
+    for gb in named:
+        assert gb.dynamo_id in dynamo_types, f"{gb.gb_id}: {gb.dynamo_id} is not Dynamo's"
+        assert dynamo_reason_id(gb.gb_id) == gb.dynamo_id
+    assert dynamo_reason_id("GB0002") == "GB0059"  # print: "Failed to trace builtin operator"
+    assert dynamo_reason_id("GB0001") == "GB0001 (minidynamo)"
 
 
 def test_unknown_implementation_is_reported() -> None:

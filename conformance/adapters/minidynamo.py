@@ -118,7 +118,7 @@ def _break(record: logging.LogRecord) -> Break:
     them, take precedence."""
     lines = record.getMessage().splitlines()
     reason = next((m[1] for m in map(_GB_ID.search, lines) if m is not None), "<no reason_id>")
-    reason = getattr(record, "reason_id", reason)
+    reason = dynamo_reason_id(getattr(record, "reason_id", reason))
     if hasattr(record, "user_filename") and hasattr(record, "user_lineno"):
         source = linecache.getline(record.user_filename, record.user_lineno)
         return Break(reason, source.strip())
@@ -129,6 +129,17 @@ def _break(record: logging.LogRecord) -> Break:
         return Break(reason, "")
     innermost = frames[-1][0] + 1
     return Break(reason, lines[innermost].strip() if innermost < len(lines) else "")
+
+
+def dynamo_reason_id(gb_id: str) -> str:
+    """The case's ids are Dynamo's: our registry names Dynamo's id for the same reason;
+    a reason Dynamo has no id for stays ours, marked so it cannot match one of Dynamo's."""
+    from minidynamo.graph_break_registry import REGISTRY
+
+    reason = REGISTRY.get(gb_id)
+    if reason is None:
+        return gb_id
+    return reason.dynamo_id or f"{gb_id} (minidynamo)"
 
 
 def _failures(message: str) -> str:

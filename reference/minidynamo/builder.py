@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 from torch.fx.experimental.symbolic_shapes import guard_scalar
 
+from minidynamo import graph_break_registry as gb
 from minidynamo import trace_rules
 from minidynamo.exc import unimplemented
 from minidynamo.source import (
@@ -198,7 +199,8 @@ class VariableBuilder:
             # A compiled function called from compiled code is inlined, like any other.
             return self.child(lambda s: AttrSource(s, "__wrapped__"))(value.__wrapped__)
         if getattr(value, "_minidynamo_disabled", False):
-            return SkipFunctionVariable(value, "call of a function wrapped by minidynamo.disable")
+            reason = "call of a function wrapped by minidynamo.disable"
+            return SkipFunctionVariable(value, reason, gb.DISABLED_FUNCTION)
         if trace_rules.is_torch_function(value):
             return TorchInGraphFunctionVariable(value, source=self.source)
         if trace_rules.is_library_file(value.__code__.co_filename):

@@ -2,6 +2,10 @@
 one-line explanation and a hint (seed "Graph Breaks": "run with graph_breaks to see how
 many breaks your program hits"). `exc.unimplemented(..., gb=...)` names one of them;
 the `graph_breaks` channel and `fullgraph=True` errors print them.
+
+Our ids are our own; `dynamo_id` names the same reason in torch 2.14's registry
+(torch/_dynamo/graph_break_registry.json), where there is one, so the conformance suite
+can check that both implementations break for the same reason.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ class GraphBreakType:
     category: str
     explanation: str
     hint: str
+    dynamo_id: str | None = None
 
 
 _TYPES = [
@@ -29,12 +34,14 @@ _TYPES = [
         "builtin call",
         "A builtin function without a tracing rule (e.g. print) runs in CPython.",
         "Avoid calling it in the compiled region, or call it before or after it.",
+        "GB0059",
     ),
     GraphBreakType(
         "GB0003",
         "data-dependent control flow",
         "A branch on the value of a tensor needs that value, which only exists at run time.",
         "Use torch.where or torch.cond, or branch on shapes and Python values instead.",
+        "GB0170",
     ),
     GraphBreakType(
         "GB0004",
@@ -45,20 +52,44 @@ _TYPES = [
     GraphBreakType(
         "GB0005",
         "skipped function",
-        "A library function or a function wrapped in minidynamo.disable is not traced.",
+        "A library function that the trace rules skip is not traced.",
         "Use an equivalent torch operation, or accept the break.",
+        "GB0007",
     ),
     GraphBreakType(
         "GB0006",
         "unsupported opcode",
         "The translator has no handler for this bytecode instruction.",
         "Rewrite the statement with simpler Python.",
+        "GB0082",
     ),
     GraphBreakType(
         "GB0007",
         "unsupported call",
         "A call to an object the tracer cannot enter (a C function without a rule).",
         "Use an equivalent torch operation, or accept the break.",
+        "GB0147",
+    ),
+    GraphBreakType(
+        "GB0008",
+        "Tensor.item()",
+        "A tensor's single value as a Python number exists only at run time.",
+        "Keep the value in a tensor (e.g. x.sum() instead of x.sum().item()).",
+        "GB0124",
+    ),
+    GraphBreakType(
+        "GB0009",
+        "Tensor.tolist()",
+        "A tensor's values as a Python list exist only at run time.",
+        "Keep the values in a tensor, or convert them outside the compiled function.",
+        "GB0109",
+    ),
+    GraphBreakType(
+        "GB0010",
+        "disabled function",
+        "A function wrapped in minidynamo.disable runs in CPython, between two graphs.",
+        "Remove minidynamo.disable if the function can be traced.",
+        "GB0098",
     ),
 ]
 
@@ -71,3 +102,6 @@ DATA_DEPENDENT_METHOD = "GB0004"
 SKIPPED_FUNCTION = "GB0005"
 UNSUPPORTED_OPCODE = "GB0006"
 UNSUPPORTED_CALL = "GB0007"
+TENSOR_ITEM = "GB0008"
+TENSOR_TOLIST = "GB0009"
+DISABLED_FUNCTION = "GB0010"

@@ -249,10 +249,18 @@ class UserMethodVariable(VariableTracker):
 class SkipFunctionVariable(VariableTracker):
     """A function the tracer does not enter: library code, or `minidynamo.disable`."""
 
-    def __init__(self, value: Any, reason: str, *, source: Source | None = None) -> None:
+    def __init__(
+        self,
+        value: Any,
+        reason: str,
+        gb_id: str = gb.SKIPPED_FUNCTION,
+        *,
+        source: Source | None = None,
+    ) -> None:
         super().__init__(source=source)
         self.value = value
         self.reason = reason
+        self.gb_id = gb_id
 
     def __repr__(self) -> str:
         return f"SkipFunctionVariable({getattr(self.value, '__qualname__', '?')})"
@@ -269,4 +277,4 @@ class SkipFunctionVariable(VariableTracker):
         args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
-        unimplemented(self.reason, gb.SKIPPED_FUNCTION)
+        unimplemented(self.reason, self.gb_id)

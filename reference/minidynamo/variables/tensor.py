@@ -62,6 +62,7 @@ STATIC_METHODS = frozenset(
 )
 
 # Methods whose result depends on the data, or that leave the graph's world.
+_DATA_DEPENDENT_IDS = {"item": gb.TENSOR_ITEM, "tolist": gb.TENSOR_TOLIST}
 DATA_DEPENDENT_METHODS = frozenset(
     {
         "item",
@@ -150,7 +151,8 @@ class TensorVariable(VariableTracker):
         from minidynamo.variables.lists import SizeVariable
 
         if name in DATA_DEPENDENT_METHODS:
-            unimplemented(f"data-dependent tensor method Tensor.{name}()", gb.DATA_DEPENDENT_METHOD)
+            gb_id = _DATA_DEPENDENT_IDS.get(name, gb.DATA_DEPENDENT_METHOD)
+            unimplemented(f"data-dependent tensor method Tensor.{name}()", gb_id)
         if name in STATIC_METHODS:
             values = [arg.as_python_constant() for arg in args]
             kwvalues = {k: v.as_python_constant() for k, v in kwargs.items()}
