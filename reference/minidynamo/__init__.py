@@ -62,6 +62,10 @@ def _wrap(fn: Callable, *, callback: Callable) -> Any:
     if not callable(fn):
         raise TypeError(f"compile() expects a function or an nn.Module, not {type(fn).__name__}")
 
+    from minidynamo import trace_rules
+
+    trace_rules.always_convert(fn)
+
     @functools.wraps(fn)
     def compiled(*args: Any, **kwargs: Any) -> Any:
         return _call_with_callback(callback, fn, args, kwargs)

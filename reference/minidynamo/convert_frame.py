@@ -174,7 +174,7 @@ class ConvertFrame:
     ) -> Callable | None:
         entries = _cache.get(code)
         if entries is None:  # first sight of this code object
-            if not entry and trace_rules.skip_code(code):
+            if not entry and trace_rules.skip_code(code, f_builtins):
                 _skip(code)
                 return None
             entries = _cache[code] = []
@@ -182,6 +182,8 @@ class ConvertFrame:
         for entry in entries:
             if entry.check_fn(f_locals, f_globals):
                 return entry.replacement
+        if not trace_rules.has_tensor_in_frame(code, f_locals, f_globals):
+            return None  # as in Dynamo: nothing for a graph in sight, CPython runs it
         if len(entries) >= config.recompile_limit:
             self.warn_recompile_limit(code, entries, f_locals, f_globals)
             return None

@@ -11,7 +11,9 @@ from __future__ import annotations
 import os
 import sysconfig
 import types
+import weakref
 
+import numpy as np
 import torch
 
 import minidynamo
@@ -44,6 +46,64 @@ def is_torch_function(fn: object) -> bool:
     return module == "torch" or module.startswith("torch.")
 
 
-def skip_code(code: types.CodeType) -> bool:
-    """Frames of `code` are run by CPython as they are, never converted."""
-    return is_library_file(code.co_filename)
+def skip_code(code: types.CodeType, f_builtins: dict) -> bool:
+    """Frames of `code` are run by CPython as they are, never converted: library code,
+    and, as in Dynamo, a namedtuple's generated constructor (a `<string>` lambda with
+    empty builtins), `__setattr__` methods and code run by exec()."""
+    if is_library_file(code.co_filename):
+        return True
+    if code.co_filename == "<string>" and (
+        code.co_name == "<module>" or (code.co_name == "<lambda>" and not f_builtins)
+    ):
+        return True
+    return code.co_name == "__setattr__"
+
+
+# Code of the functions given to `minidynamo.compile`: always translated (Dynamo's
+# always_optimize_code_objects), even without a tensor in sight.
+_compiled_codes: weakref.WeakSet[types.CodeType] = weakref.WeakSet()
+
+
+def always_convert(fn: object) -> None:
+    code = getattr(fn, "__code__", None)
+    if isinstance(code, types.CodeType):
+        _compiled_codes.add(code)
+
+
+def has_tensor_in_frame(code: types.CodeType, f_locals: dict, f_globals: dict) -> bool:
+    """Dynamo's check before it translates a frame other than a compiled function's
+    own (`always_convert`): the code names a global torch or
+    numpy module, or an argument holds a tensor, an nn.Module (or its class) or an
+    ndarray, looking into lists, tuples, dicts and namedtuples only. A frame without
+    one runs in CPython, this call only (so a continuation receiving a tensor inside a
+    user object, or only through a global dict, is not compiled)."""
+    if code in _compiled_codes:
+        return True
+    for name in code.co_names:
+        value = f_globals.get(name)
+        if isinstance(value, types.ModuleType) and value.__name__.split(".")[0] in (
+            "torch",
+            "numpy",
+        ):
+            return True
+    seen: set[int] = set()
+    return any(_has_tensor(value, seen) for value in f_locals.values())
+
+
+def _has_tensor(value: object, seen: set[int]) -> bool:
+    if id(value) in seen:
+        return False
+    seen.add(id(value))
+    if isinstance(value, (torch.Tensor, torch.nn.Module, np.ndarray, np.generic)):
+        return True
+    if type(value) is type and issubclass(value, torch.nn.Module):  # type: ignore[arg-type]
+        return True
+    if type(value) in (list, tuple) or _is_namedtuple(value):
+        return any(_has_tensor(item, seen) for item in value)  # type: ignore[attr-defined]
+    if type(value) is dict:
+        return any(_has_tensor(item, seen) for item in list(value.values()))
+    return False
+
+
+def _is_namedtuple(value: object) -> bool:
+    return isinstance(value, tuple) and hasattr(value, "_fields")
