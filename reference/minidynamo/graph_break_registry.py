@@ -91,6 +91,20 @@ _TYPES = [
         "Remove minidynamo.disable if the function can be traced.",
         "GB0098",
     ),
+    GraphBreakType(
+        "GB0011",
+        "dynamic shape operator",
+        "The size of this operation's result depends on tensor data (nonzero, x[mask]).",
+        "Keep the shape static (torch.where with a fill value, or a mask multiply).",
+        "GB0036",
+    ),
+    GraphBreakType(
+        "GB0012",
+        "exception while tracing",
+        "The traced code raises here; the frame runs in CPython, which raises it.",
+        "Fix the error, or catch it outside the compiled function.",
+        "GB0088",
+    ),
 ]
 
 REGISTRY: dict[str, GraphBreakType] = {gb.gb_id: gb for gb in _TYPES}
@@ -105,3 +119,5 @@ UNSUPPORTED_CALL = "GB0007"
 TENSOR_ITEM = "GB0008"
 TENSOR_TOLIST = "GB0009"
 DISABLED_FUNCTION = "GB0010"
+DYNAMIC_SHAPE = "GB0011"
+RAISED_WHILE_TRACING = "GB0012"

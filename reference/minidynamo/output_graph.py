@@ -19,8 +19,10 @@ import torch
 import torch.fx
 import torch.utils._pytree as pytree
 from torch._guards import Source
+from torch._subclasses.fake_tensor import DynamicOutputShapeException
 from torch.fx.experimental.symbolic_shapes import free_symbols
 
+from minidynamo import graph_break_registry as gb
 from minidynamo import logs
 from minidynamo.exc import unimplemented
 from minidynamo.guards import GuardSet
@@ -134,9 +136,11 @@ class OutputGraph:
                 if kind == "call_method":
                     return getattr(args[0], target)(*args[1:], **kwargs)
                 return target(*args, **kwargs)
+        except DynamicOutputShapeException:
+            reason = f"{_name(target)}: its output shape depends on the data"
+            unimplemented(reason, gb.DYNAMIC_SHAPE)
         except Exception as e:
-            name = target if isinstance(target, str) else getattr(target, "__name__", target)
-            unimplemented(f"{name} raised {type(e).__name__} on example values: {e}")
+            unimplemented(f"{_name(target)} raised {type(e).__name__} on example values: {e}")
 
     def call(
         self,
@@ -294,3 +298,7 @@ def graph_code(graph: torch.fx.Graph) -> str:
             lines.append("    # File: {}:{}, code: {}".format(*location))
         lines.append("    " + _node_line(node))
     return "\n".join(lines) + "\n"
+
+
+def _name(target: Any) -> str:
+    return target if isinstance(target, str) else getattr(target, "__name__", str(target))

@@ -168,7 +168,9 @@ class ShapePolicy:
         self.frame_state = frame_state
         self.dynamic = dynamic
         self.log = log
-        self.shape_env = _OrderedShapeEnv()
+        # As Dynamo without capture_dynamic_output_shape_ops: an op whose output shape
+        # depends on the data (nonzero, x[mask]) raises, and the graph breaks there.
+        self.shape_env = _OrderedShapeEnv(allow_dynamic_output_shape_ops=False)
         self.fake_mode = FakeTensorMode(shape_env=self.shape_env)
         # Each symbol's source: where it first appeared among the inputs.
         self.symbol_sources: dict[sympy.Symbol, Source] = {}

@@ -299,6 +299,8 @@ class InstructionTranslator(InstructionTranslatorBase):
         loops (as Dynamo: the frame is skipped), nor with closures (a continuation has none)."""
         inst = self.instructions[index]
         is_branch = error.gb_id == gb.DATA_DEPENDENT_BRANCH and inst.opname in _BRANCHES
+        if error.gb_id == gb.RAISED_WHILE_TRACING:
+            return  # CPython runs the frame and raises, as Dynamo's observed exceptions
         if not (inst.opname in _CALLS or is_branch):
             return
         if self.code.co_cellvars or self.code.co_freevars or self.has_backedge(index):
@@ -373,9 +375,11 @@ class InstructionTranslator(InstructionTranslatorBase):
         return instructions + create_return_value()
 
 
-# Instructions a graph break can run in CPython: calls, and the calls' set-up (3.11+).
+# Instructions a graph break can run in CPython (as Dynamo's break_graph_if_unsupported):
+# calls, subscripts and comparisons, each pushing one result; and the calls' set-up (3.11+).
 _CALLS = frozenset(
-    "CALL CALL_FUNCTION CALL_FUNCTION_KW CALL_METHOD CALL_KW CALL_FUNCTION_EX".split()
+    """CALL CALL_FUNCTION CALL_FUNCTION_KW CALL_METHOD CALL_KW CALL_FUNCTION_EX BINARY_SUBSCR
+    COMPARE_OP""".split()
 )
 _CALL_PREFIXES = frozenset({"PRECALL", "KW_NAMES"})
 _WITH_HANDLER = ["PUSH_EXC_INFO", "WITH_EXCEPT_START"]

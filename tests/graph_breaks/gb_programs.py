@@ -972,3 +972,32 @@ def item_inside_try(x):
     except RuntimeError:
         s = 0.0
     return x * s
+
+
+# --- operations whose output shape depends on the data (Dynamo: GB0036) -------------
+
+
+@case(x3)
+def boolean_mask_subscript(x):
+    y = x * 2
+    z = y[y > 0]
+    return z.sum() + y
+
+
+@case(x3)
+def nonzero_function(x):
+    y = x - 0.5
+    idx = torch.nonzero(y > 0)
+    return idx.float().sum() + y
+
+
+@case(x3, fallback=PENDING_METHOD_CALL, parity=PENDING_METHOD_CALL)
+def nonzero_method_in_arguments(x):
+    y = x + 1
+    return torch.add(y, y.nonzero().sum())
+
+
+@case(lambda: (t(3), {"a": t(3)}))
+def subscript_of_mask_in_dict(x, d):
+    w = d["a"] * x
+    return w[w > 0].sum() * 2

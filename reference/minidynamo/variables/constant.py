@@ -9,6 +9,7 @@ import types
 from typing import TYPE_CHECKING, Any
 
 import torch
+from minidynamo import graph_break_registry as gb
 from minidynamo.exc import unimplemented
 from minidynamo.variables.base import VariableTracker
 
@@ -115,7 +116,7 @@ def fold(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> VariableTracker:
     try:
         result = fn(*args, **kwargs)
     except Exception as e:
-        unimplemented(f"constant folding raised {type(e).__name__}: {e}")
+        unimplemented(f"constant folding raised {type(e).__name__}: {e}", gb.RAISED_WHILE_TRACING)
     if not is_constant_value(result):
         unimplemented(f"constant folding produced a {type(result).__name__}")
     return ConstantVariable.create(result)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from minidynamo import graph_break_registry as gb
 from minidynamo.exc import unimplemented
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable
@@ -71,7 +72,7 @@ class ConstDictVariable(VariableTracker):
     ) -> VariableTracker:
         k = constant_key(key)
         if k not in self.items:
-            unimplemented(f"KeyError: {k!r}")
+            unimplemented(f"KeyError: {k!r}", gb.RAISED_WHILE_TRACING)
         return self.items[k]
 
     def method_get(
@@ -126,7 +127,7 @@ class ConstDictVariable(VariableTracker):
         check_mutable(tx, self)
         k = constant_key(key)
         if k not in self.items and default is None:
-            unimplemented(f"KeyError: {k!r}")
+            unimplemented(f"KeyError: {k!r}", gb.RAISED_WHILE_TRACING)
         return self.items.pop(k, default)
 
     def method_setdefault(

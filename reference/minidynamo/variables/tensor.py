@@ -76,8 +76,6 @@ DATA_DEPENDENT_METHODS = frozenset(
         "data_ptr",
         "untyped_storage",
         "storage",
-        "nonzero",
-        "unique",
     }
 )
 
