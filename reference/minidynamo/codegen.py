@@ -102,12 +102,17 @@ class PyCodegen:
         self.load_const(index)
         self.subscr()
 
-    def load_callable(self, obj: Any) -> None:
-        """Load `obj` (installed as a global named after it), ready for `call`."""
+    def load_import(self, obj: Any) -> None:
+        """Load `obj`, installed as a global named after it (``__import_torch_dot_...``)."""
         qualified = f"{obj.__module__}.{obj.__qualname__}"
         name = "__import_" + qualified.replace(".", "_dot_")
         self.output.install_global(name, obj)
-        self.extend(add_push_null(create_load_global(name, push_null=False)))
+        self.load_global(name)
+
+    def load_callable(self, obj: Any) -> None:
+        """Load `obj` as `load_import` does, ready for `call`."""
+        self.load_import(obj)
+        self.instructions[-1:] = add_push_null(self.instructions[-1:])
 
     # Building and calling.
 

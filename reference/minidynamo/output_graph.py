@@ -78,6 +78,7 @@ class OutputGraph:
         self.backend = backend
         self.side_effects = SideEffects()
         self.temp_count = 0
+        self.initial_grad_mode = torch.is_grad_enabled()  # the frame's, when the graph starts
 
     def install_global(self, name: str, value: Any) -> None:
         """`name` will be set in the frame's globals when the compiled code is installed."""
@@ -179,6 +180,7 @@ class OutputGraph:
         self.side_effects.codegen(rebuild)
         outputs = list(rebuild.graph_outputs)
         self.graph.output(tuple(outputs))
+        self.remove_redundant_grad_switches()
         self.remove_unused_graphargs()
         call_graph = PyCodegen(self, graph_output_var="graph_out_0")
         if any(node.op not in ("placeholder", "output") for node in self.graph.nodes):
@@ -186,6 +188,25 @@ class OutputGraph:
             self.install_global(name, self.compile_and_call_fx_graph(name))
             call_graph.call_compiled_graph(name, [arg.source for arg in self.graphargs])
         return call_graph.instructions + rebuild.instructions
+
+    def remove_redundant_grad_switches(self) -> None:
+        """Of consecutive ``_set_grad_enabled`` nodes only the last counts; it goes too
+        where it sets the mode already in force (as Dynamo: a graph that only entered and
+        left grad-mode blocks is no graph)."""
+        mode = self.initial_grad_mode
+        run: list[torch.fx.Node] = []
+        for node in list(self.graph.nodes):
+            if node.op == "call_function" and node.target is torch._C._set_grad_enabled:
+                run.append(node)
+                continue
+            if run:
+                *earlier, last = run
+                if last.args[0] == mode:
+                    earlier.append(last)
+                mode = last.args[0]
+                for switch in earlier:
+                    self.graph.erase_node(switch)
+                run = []
 
     def remove_unused_graphargs(self) -> None:
         """Drop unused `getitem` nodes, size arithmetic and placeholders (as Dynamo does

@@ -23,20 +23,23 @@ from minidynamo.builder import VariableBuilder
 from minidynamo.bytecode import (
     Instruction,
     create_call_function,
+    create_instruction,
     create_load_fast,
     create_load_global,
     create_push_null,
     create_rerun,
     create_return_value,
     create_rot_n,
+    create_try_finally,
     decode,
     stack_effect,
 )
+from minidynamo.codegen import PyCodegen
 from minidynamo.exc import Unsupported, unimplemented
 from minidynamo.opcodes import load_all
 from minidynamo.source import GlobalSource, LocalSource
 from minidynamo.variables.base import VariableTracker
-from minidynamo.variables.ctx_manager import WithExitFunctionVariable
+from minidynamo.variables.ctx_manager import WithExitFunctionVariable, set_grad_enabled
 from minidynamo.variables.functions import globals_source
 from minidynamo.variables.misc import CellVariable, NullVariable
 from minidynamo.variables.tensor import TensorVariable
@@ -296,15 +299,14 @@ class InstructionTranslator(InstructionTranslatorBase):
 
     def locate_break(self, error: Unsupported, index: int) -> None:
         """A call breaks before it runs; a branch on a tensor breaks at its jump. Not in
-        loops (as Dynamo: the frame is skipped), nor with closures (a continuation has none)."""
+        loops (as Dynamo: the frame is skipped), nor with closures (a continuation has none).
+        Inside `with` blocks the continuation enters them again."""
         inst = self.instructions[index]
         is_branch = error.gb_id == gb.DATA_DEPENDENT_BRANCH and inst.opname in _BRANCHES
         if not (inst.opname in _CALLS or is_branch):
             return
         if self.code.co_cellvars or self.code.co_freevars or self.has_backedge(index):
             return
-        if any(isinstance(value, WithExitFunctionVariable) for value in self.stack):
-            return  # inside a `with` block: Dynamo resumes inside it, we run eagerly
         first = index
         while self.instructions[first - 1].opname in _CALL_PREFIXES:
             first -= 1
@@ -338,18 +340,45 @@ class InstructionTranslator(InstructionTranslatorBase):
         slots = resume.stack_slots(kept, results)
         for slot, value in zip(slots, kept, strict=False):
             if slot is not None:
-                stored[slot] = value
+                stored[resume.param_name(slot)] = value
             elif not create_push_null():
                 unimplemented("graph break with a method call pending (3.10 has no PUSH_NULL)")
+        blocks = [value.ctx for value in kept if isinstance(value, WithExitFunctionVariable)]
+        block_mode = torch.is_grad_enabled()
+        if blocks and block_mode != blocks[0].initial:
+            # The graph leaves the grad mode as the outermost block found it.
+            set_grad_enabled(self, blocks[0].initial)
         body = self.output.compile_subgraph(self, read, stored)
         rerun = [
             i for index in range(first, last + 1) for i in create_rerun(self.instructions[index])
         ]
+        if blocks and inst.target is None:
+            body = self.in_grad_mode(body, rerun, block_mode, blocks[0].initial)
+        else:
+            body += rerun
         continuations = [self.call_resume(target, slots, results, live) for target in targets]
         if len(continuations) == 2:
             rerun[-1].target = continuations[1][0]
-        self.output_instructions = body + rerun + [i for c in continuations for i in c]
+        self.output_instructions = body + [i for c in continuations for i in c]
         self.done = True
+
+    def in_grad_mode(
+        self, body: list[Instruction], call: list[Instruction], mode: bool, outside: bool
+    ) -> list[Instruction]:
+        """`body`, then the breaking `call` in the grad mode of the blocks it is inside;
+        the grad mode outside them is back afterwards, also when the call raises (a
+        branch needs none of this: a tensor's truth does not depend on the grad mode)."""
+
+        def set_grad_enabled(enabled: bool) -> list[Instruction]:
+            codegen = PyCodegen(self.output, graph_output_var="graph_out_0")
+            codegen.load_callable(torch._C._set_grad_enabled)
+            codegen.load_const(enabled)
+            codegen.call(1)
+            return codegen.instructions + [create_instruction("POP_TOP")]
+
+        return create_try_finally(
+            body + set_grad_enabled(mode) + call, lambda: set_grad_enabled(outside)
+        )
 
     def live_locals(self, targets: list[int]) -> list[str]:
         live = set().union(*(resume.live_locals(self.instructions, t) for t in targets))

@@ -16,6 +16,7 @@ from .create import (
     create_call_function_kw,
     create_call_method,
     create_dup_top,
+    create_enter_with,
     create_instruction,
     create_jump_absolute,
     create_load_attr,
@@ -30,6 +31,7 @@ from .create import (
     create_rot_n,
     create_store_fast,
     create_swap,
+    create_try_finally,
     create_unpack_sequence,
 )
 from .decode import decode
@@ -52,6 +54,7 @@ __all__ = [
     "create_call_function_kw",
     "create_call_method",
     "create_dup_top",
+    "create_enter_with",
     "create_instruction",
     "create_jump_absolute",
     "create_load_attr",
@@ -64,6 +67,7 @@ __all__ = [
     "create_resume",
     "create_return_value",
     "create_rot_n",
+    "create_try_finally",
     "create_store_fast",
     "create_swap",
     "create_unpack_sequence",

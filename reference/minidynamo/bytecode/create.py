@@ -8,6 +8,7 @@ version table in versions.py; `create_instruction` makes one instruction of any 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 from .arguments import ArgKind, arg_kind, carries_flag
@@ -224,6 +225,61 @@ def create_rerun(inst: Instruction) -> list[Instruction]:
             to_bool=inst.to_bool,
         )
     ]
+
+
+def create_enter_with(handler: Instruction | None) -> list[Instruction]:
+    """Enter the context manager on top of the stack, leaving its ``__exit__`` and the
+    ``__enter__`` result: BEFORE_WITH (3.11+, whose handler is in the exception table),
+    SETUP_WITH (3.10, which also pushes the block of `handler`, the with statement's
+    exception handler, that the block's POP_BLOCK pops)."""
+    if ENCODING.exception_table:
+        return [create_instruction("BEFORE_WITH")]
+    return [create_instruction("SETUP_WITH", target=handler)]
+
+
+def create_try_finally(
+    body: list[Instruction], final: Callable[[], list[Instruction]]
+) -> list[Instruction]:
+    """``try: body finally: final()``, for a `body` that starts on an empty stack and
+    falls through, and a `final` that leaves the stack as it found it.
+
+    On an exception the handler runs its own copy of `final` and re-raises: a
+    SETUP_FINALLY block (3.10) or exception-table entries (3.11+), laid out as CPython
+    compiles the statement; the normal path jumps over the handler.
+    """
+    end = create_instruction("NOP")
+    if not ENCODING.exception_table:
+        handler = [*final(), create_instruction("RERAISE", argval=0)]
+        return [
+            create_instruction("SETUP_FINALLY", target=handler[0]),
+            *body,
+            create_instruction("POP_BLOCK"),
+            *final(),
+            *create_jump_absolute(end),
+            *handler,
+            end,
+        ]
+    handler = [
+        create_instruction("PUSH_EXC_INFO"),
+        *final(),
+        create_instruction("RERAISE", argval=0),
+    ]
+    cleanup = [
+        create_instruction("COPY", argval=3),
+        create_instruction("POP_EXCEPT"),
+        create_instruction("RERAISE", argval=1),
+    ]
+    _protect(body, handler[0], depth=0, lasti=False)
+    _protect(handler, cleanup[0], depth=1, lasti=True)
+    return [*body, *final(), *create_jump_absolute(end), *handler, *cleanup, end]
+
+
+def _protect(
+    instructions: list[Instruction], handler: Instruction, depth: int, lasti: bool
+) -> None:
+    entry = ExceptionTableEntry(instructions[0], instructions[-1], handler, depth, lasti)
+    for inst in instructions:
+        inst.exn_tab_entry = entry
 
 
 def clone_instructions(instructions: list[Instruction]) -> list[Instruction]:
