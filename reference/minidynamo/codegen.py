@@ -22,6 +22,7 @@ from minidynamo.bytecode import (
     create_call_method,
     create_instruction,
     create_load_attr,
+    create_load_closure,
     create_load_const,
     create_load_fast,
     create_load_global,
@@ -53,6 +54,7 @@ class PyCodegen:
         self.graph_output_var = graph_output_var
         self.instructions: list[Instruction] = []
         self.graph_outputs: dict[torch.fx.Node, int] = {}
+        self.closures: set[str] = set()  # the frame's cells put into a closure tuple
 
     def __call__(self, value: VariableTracker) -> None:
         value.reconstruct(self)
@@ -70,6 +72,13 @@ class PyCodegen:
 
     def store_fast(self, name: str) -> None:
         self.extend(create_store_fast(name))
+
+    def load_closure(self, name: str) -> None:
+        self.closures.add(name)
+        self.extend(create_load_closure(name))
+
+    def store_deref(self, name: str) -> None:
+        self.extend([create_instruction("STORE_DEREF", argval=name)])
 
     def push_null(self) -> None:
         self.extend(create_push_null())

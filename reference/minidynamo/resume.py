@@ -18,6 +18,7 @@ from minidynamo.bytecode import (
     assemble,
     clone_instructions,
     create_call_function,
+    create_copy_free_vars,
     create_enter_with,
     create_instruction,
     create_jump_absolute,
@@ -25,6 +26,7 @@ from minidynamo.bytecode import (
     create_load_fast,
     create_push_null,
     create_resume,
+    without_method_calls,
 )
 from minidynamo.output_graph import next_unique_id
 from minidynamo.variables.ctx_manager import WithExitFunctionVariable
@@ -38,8 +40,11 @@ _WRITES = ("STORE_FAST", "STORE_FAST_STORE_FAST", "DELETE_FAST")
 @dataclasses.dataclass(frozen=True)
 class ResumeFunction:
     name: str
-    fn: types.FunctionType
+    code: types.CodeType
     params: list[str]  # the instruction's results, the kept stack, the live locals
+    # Made once, or None where the code closes over the frame's cells (cell and free
+    # variables): then the compiled frame makes the function at each call, over its cells.
+    fn: types.FunctionType | None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -54,7 +59,8 @@ class WithSlot:
 
 
 # A stack value of the continuation: a parameter, a block to enter again, or the NULL of
-# the call protocol, which cannot be an argument and is pushed again (PUSH_NULL).
+# the call protocol, which cannot be an argument and is pushed again (PUSH_NULL; 3.10's
+# continuation calls with CALL_FUNCTION instead, see without_method_calls).
 Slot = str | WithSlot | None
 
 # One continuation per (code, resume point, stack layout, live locals): a recompiled
@@ -161,8 +167,8 @@ def resume_function(
         params = [*slots[len(slots) - results :], *kept, *live]
         name = f"__resume_at_{instructions[target].offset}_{next_unique_id()}"
         new_code = _resume_code(code, instructions, target, slots, params)
-        fn = types.FunctionType(new_code, f_globals, name)
-        _cache[key] = ResumeFunction(name, fn, params)  # type: ignore[arg-type]
+        fn = None if new_code.co_freevars else types.FunctionType(new_code, f_globals, name)
+        _cache[key] = ResumeFunction(name, new_code, params, fn)  # type: ignore[arg-type]
     return _cache[key]
 
 
@@ -182,8 +188,11 @@ def _resume_code(
     ]
     reachable = _reachable(instructions, [target, *handlers])
     body = clone_instructions(instructions)
+    without_method_calls(body)
     entry = body[target]
-    prologue = create_resume()
+    # The frame's cells are the continuation's free variables: it is made over them.
+    freevars = code.co_cellvars + code.co_freevars
+    prologue = create_copy_free_vars(len(freevars)) + create_resume()
     for slot in slots:
         if slot is None:
             prologue += create_push_null()
@@ -197,15 +206,17 @@ def _resume_code(
     # Code before the resume point is dead here; CPython 3.12+ rejects its loads of locals
     # that are no longer parameters.
     body = [inst for i, inst in enumerate(body) if i in reachable]
-    varnames = params + [name for name in code.co_varnames if name not in params]
+    varnames = [name for name in code.co_varnames if name not in params + list(freevars)]
     flags = code.co_flags & ~(inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)
     replace = {
         "co_name": f"resume_in_{code.co_name}",
+        "co_cellvars": (),
+        "co_freevars": freevars,
         "co_argcount": len(params),
         "co_posonlyargcount": 0,
         "co_kwonlyargcount": 0,
         "co_flags": flags,
-        "co_varnames": tuple(varnames),
+        "co_varnames": tuple(params + varnames),
     }
     if hasattr(code, "co_qualname"):
         replace["co_qualname"] = replace["co_name"]

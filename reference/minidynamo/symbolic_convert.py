@@ -22,11 +22,13 @@ from minidynamo import graph_break_registry as gb
 from minidynamo.builder import VariableBuilder
 from minidynamo.bytecode import (
     Instruction,
+    create_build_tuple,
     create_call_function,
     create_instruction,
+    create_load_closure,
     create_load_fast,
     create_load_global,
-    create_push_null,
+    create_make_function,
     create_rerun,
     create_return_value,
     create_rot_n,
@@ -261,7 +263,7 @@ class InstructionTranslator(InstructionTranslatorBase):
             for name, value in zip(params, args, strict=True)
         }
         cells = {
-            name: CellVariable(source=LocalSource(name, is_cell=True), real_cell=cell)
+            name: output.cell_variable(cell, LocalSource(name, is_cell=True))
             for name, cell in zip(code.co_freevars, closure or (), strict=False)
         }
         super().__init__(
@@ -279,13 +281,15 @@ class InstructionTranslator(InstructionTranslatorBase):
             initial = None
             if value is not None:
                 initial = VariableBuilder(self, LocalSource(name, is_cell=True))(value.value)
-            self.cells[name] = CellVariable(initial)
+            self.cells[name] = CellVariable(initial, source=LocalSource(name, is_cell=True))
         self.output_instructions: list[Instruction] = []
         # Set when translation restarts after an Unsupported: stop there and break.
         self.break_span = break_span
 
     def return_value(self, value: VariableTracker) -> None:
-        self.output_instructions = self.output.compile_subgraph(self, [value])
+        self.output_instructions = self.output.compile_subgraph(
+            self, [value], stored_cells=self.changed_cells()
+        )
         self.output_instructions += create_return_value()
         self.done = True
 
@@ -299,13 +303,13 @@ class InstructionTranslator(InstructionTranslatorBase):
 
     def locate_break(self, error: Unsupported, index: int) -> None:
         """A call breaks before it runs; a branch on a tensor breaks at its jump. Not in
-        loops (as Dynamo: the frame is skipped), nor with closures (a continuation has none).
-        Inside `with` blocks the continuation enters them again."""
+        loops (as Dynamo: the frame is skipped). Inside `with` blocks the continuation
+        enters them again; it is a closure over the frame's cells."""
         inst = self.instructions[index]
         is_branch = error.gb_id == gb.DATA_DEPENDENT_BRANCH and inst.opname in _BRANCHES
         if not (inst.opname in _CALLS or is_branch):
             return
-        if self.code.co_cellvars or self.code.co_freevars or self.has_backedge(index):
+        if self.has_backedge(index):
             return
         first = index
         while self.instructions[first - 1].opname in _CALL_PREFIXES:
@@ -341,14 +345,14 @@ class InstructionTranslator(InstructionTranslatorBase):
         for slot, value in zip(slots, kept, strict=False):
             if slot is not None:
                 stored[resume.param_name(slot)] = value
-            elif not create_push_null():
-                unimplemented("graph break with a method call pending (3.10 has no PUSH_NULL)")
         blocks = [value.ctx for value in kept if isinstance(value, WithExitFunctionVariable)]
         block_mode = torch.is_grad_enabled()
         if blocks and block_mode != blocks[0].initial:
             # The graph leaves the grad mode as the outermost block found it.
             set_grad_enabled(self, blocks[0].initial)
-        body = self.output.compile_subgraph(self, read, stored)
+        body = self.output.compile_subgraph(
+            self, read, stored, self.changed_cells(), continuation_cells=self.code.co_cellvars
+        )
         rerun = [
             i for index in range(first, last + 1) for i in create_rerun(self.instructions[index])
         ]
@@ -361,6 +365,16 @@ class InstructionTranslator(InstructionTranslatorBase):
             rerun[-1].target = continuations[1][0]
         self.output_instructions = body + [i for c in continuations for i in c]
         self.done = True
+
+    def changed_cells(self) -> dict[str, VariableTracker]:
+        """The frame's own cells the trace assigned: the continuation and the functions
+        made here read them from the real cells."""
+        return {
+            name: self.cells[name].contents
+            for name in self.code.co_cellvars
+            if self.cells[name].contents is not None
+            and self.cells[name].contents.source != LocalSource(name, is_cell=True)
+        }
 
     def in_grad_mode(
         self, body: list[Instruction], call: list[Instruction], mode: bool, outside: bool
@@ -393,8 +407,14 @@ class InstructionTranslator(InstructionTranslatorBase):
         fn = resume.resume_function(
             self.code, self.instructions, target, slots, results, live, self.f_globals
         )
-        self.output.install_global(fn.name, fn.fn)
-        instructions = create_load_global(fn.name, push_null=False)
+        if fn.fn is not None:
+            self.output.install_global(fn.name, fn.fn)
+            instructions = create_load_global(fn.name, push_null=False)
+        else:  # a closure over this frame's cells, as the nested functions it defines
+            freevars = fn.code.co_freevars
+            instructions = [i for name in freevars for i in create_load_closure(name)]
+            instructions += create_build_tuple(len(freevars))
+            instructions += create_make_function(fn.code, fn.name, ("closure",))
         instructions += create_rot_n(results + 1)
         for name in fn.params[results:]:
             instructions += create_load_fast(name)

@@ -7,11 +7,9 @@ program whose frame we run eagerly.
 
 from __future__ import annotations
 
-import types
 from collections.abc import Callable
 
 import torch
-from minidynamo.bytecode import create_push_null
 from tracer_harness import Case
 
 CASES: list[Case] = []
@@ -27,21 +25,8 @@ def case(
     return register
 
 
-# 3.10 cannot push the NULL of a pending method call (`torch.add(x, <break>)`) into a
-# continuation: such a frame runs eagerly there.
-PENDING_METHOD_CALL = None if create_push_null() else "3.10: a method call pending at the break"
-
-
-# Before 3.12 a list comprehension is a nested function: such a frame runs eagerly.
-COMPREHENSION_FUNCTION = (
-    "3.10-3.11: a comprehension is a nested function"
-    if any(isinstance(c, types.CodeType) for c in (lambda: [i for i in ()]).__code__.co_consts)
-    else None
-)
-
 # Documented differences from real Dynamo (torch 2.14.1).
 NUMPY = "Dynamo traces NumPy calls as tensor operations; our continuation runs eagerly"
-NESTED_FUNCTION = "a function defined in the frame makes the frame run eagerly"
 NESTED_CLASS = "a class defined in the frame makes the frame run eagerly"
 NO_CONTINUATION_GRAPH = (
     "Dynamo 2.14.1 never starts tracing this continuation (TORCH_LOGS=dynamo), after a "
@@ -148,12 +133,12 @@ def tolist_then_compute(x):
     return x + len(values)
 
 
-@case(x3, fallback=PENDING_METHOD_CALL, parity=PENDING_METHOD_CALL)
+@case(x3)
 def item_in_argument_list(x):
     return torch.add(x, x.max().item())
 
 
-@case(xy3, fallback=PENDING_METHOD_CALL, parity=PENDING_METHOD_CALL)
+@case(xy3)
 def break_with_tensor_on_stack(x, y):
     return torch.cat([x + 1, torch.full((1,), y.sum().item())])
 
@@ -425,7 +410,7 @@ def break_only_constant_work(x):
     return x * n
 
 
-@case(x3, fallback=PENDING_METHOD_CALL, parity=PENDING_METHOD_CALL)
+@case(x3)
 def item_in_nested_call(x):
     return torch.relu(x * max(1.0, x.abs().sum().item()))
 
@@ -507,7 +492,7 @@ def helper_values(x):
     return (x * 2).tolist()
 
 
-@case(x3, fallback=NESTED_FUNCTION, parity=NESTED_FUNCTION)
+@case(x3)
 def lambda_breaks(x):
     f = lambda v: print("lambda") or v  # noqa: E731
     return f(x) + 1
@@ -522,6 +507,90 @@ def unknown_callable_object(x):
 
     y = x * 2
     return Callable_()(y) + 1
+
+
+# --- closures: cell and free variables across a break ---------------------------------
+
+
+@case(x3)
+def closure_read_across_break(x):
+    scale = 3
+
+    def apply(t):
+        return t * scale
+
+    y = apply(x)
+    print("closure")
+    return apply(y)
+
+
+@case(x3)
+def nonlocal_written_across_break(x):
+    n = 1
+
+    def bump():
+        nonlocal n
+        n += 1
+
+    bump()
+    y = x * n
+    print("mid")
+    bump()
+    return y + n
+
+
+@case(x3)
+def cell_changed_after_break_seen_by_inner(x):
+    k = 2
+
+    def times_k(t):
+        return t * k
+
+    y = times_k(x)
+    print("before change")
+    k = 5
+    return times_k(y) + k
+
+
+@case(x3)
+def cell_argument_across_break(x):
+    def add_x(t):
+        return t + x
+
+    y = add_x(x * 2)
+    print("cell argument")
+    return add_x(y)
+
+
+def make_free_variable_frame(k):
+    def inner(x):
+        y = x * k
+        print("free variable")
+        return y + k
+
+    return inner
+
+
+free_variable_frame = make_free_variable_frame(4)
+case(x3)(free_variable_frame)
+
+
+def make_nonlocal_frame():
+    total = 0
+
+    def accumulate(x):
+        nonlocal total
+        total = 1
+        y = x * total
+        print("accumulate")
+        total += 10
+        return y + total
+
+    return accumulate
+
+
+nonlocal_frame = make_nonlocal_frame()
+case(x3)(nonlocal_frame)
 
 
 # --- data-dependent branches ---------------------------------------------------------
@@ -632,7 +701,7 @@ def loop_between_breaks(x):
     return x
 
 
-@case(x3, fallback=COMPREHENSION_FUNCTION, parity=COMPREHENSION_FUNCTION)
+@case(x3)
 def comprehension_then_break(x):
     parts = [x * i for i in range(3)]
     print(len(parts))
@@ -1047,3 +1116,14 @@ def item_inside_try(x):
     except RuntimeError:
         s = 0.0
     return x * s
+
+
+@case(x3)
+def returns_closure_over_assigned_cell(x):
+    k = x * 2
+
+    def scaled(t):
+        return t * k
+
+    print("made")
+    return scaled

@@ -227,6 +227,44 @@ def create_rerun(inst: Instruction) -> list[Instruction]:
     ]
 
 
+def create_load_closure(name: str) -> list[Instruction]:
+    """Push the cell of variable `name` itself, for a closure tuple: LOAD_CLOSURE (3.10 -
+    3.12); on 3.13 that is a pseudo-instruction the compiler emits as LOAD_FAST."""
+    if opcode_of("LOAD_CLOSURE") is None:
+        return [create_instruction("LOAD_FAST", argval=name)]
+    return [create_instruction("LOAD_CLOSURE", argval=name)]
+
+
+def create_copy_free_vars(count: int) -> list[Instruction]:
+    """What a 3.11+ code object with free variables starts with; 3.10 copies them itself."""
+    if not ENCODING.resume or count == 0:
+        return []
+    return [create_instruction("COPY_FREE_VARS", argval=count)]
+
+
+# MAKE_FUNCTION's flags for the optional parts below the code object, in the order
+# SET_FUNCTION_ATTRIBUTE (3.13) sets them.
+FUNCTION_FLAGS = {"closure": 0x08, "annotations": 0x04, "kwdefaults": 0x02, "defaults": 0x01}
+
+
+def create_make_function(code: Any, qualname: str, parts: tuple[str, ...]) -> list[Instruction]:
+    """Make a function of `code` in the frame's globals, its `parts` (names of
+    FUNCTION_FLAGS) on the stack below, pushed in the order defaults, kwdefaults,
+    annotations, closure. 3.10 also pushes the qualified name; 3.13 makes the bare
+    function and sets each part with SET_FUNCTION_ATTRIBUTE."""
+    flags = sum(FUNCTION_FLAGS[part] for part in parts)
+    instructions = create_load_const(code)
+    if not ENCODING.resume:
+        instructions += create_load_const(qualname)
+    if opcode_of("SET_FUNCTION_ATTRIBUTE") is None:
+        return [*instructions, create_instruction("MAKE_FUNCTION", argval=flags)]
+    instructions.append(create_instruction("MAKE_FUNCTION"))
+    for part, flag in FUNCTION_FLAGS.items():
+        if part in parts:
+            instructions.append(create_instruction("SET_FUNCTION_ATTRIBUTE", argval=flag))
+    return instructions
+
+
 def create_enter_with(handler: Instruction | None) -> list[Instruction]:
     """Enter the context manager on top of the stack, leaving its ``__exit__`` and the
     ``__enter__`` result: BEFORE_WITH (3.11+, whose handler is in the exception table),
@@ -280,6 +318,17 @@ def _protect(
     entry = ExceptionTableEntry(instructions[0], instructions[-1], handler, depth, lasti)
     for inst in instructions:
         inst.exn_tab_entry = entry
+
+
+def without_method_calls(instructions: list[Instruction]) -> None:
+    """Make LOAD_METHOD / CALL_METHOD plain LOAD_ATTR / CALL_FUNCTION, in place, on 3.10
+    (as Dynamo does for its continuations): the same calls, but the stack has no slot
+    for the NULL that LOAD_METHOD may push, which nothing else can push there."""
+    if ENCODING.null != "none":
+        return
+    plain = {"LOAD_METHOD": "LOAD_ATTR", "CALL_METHOD": "CALL_FUNCTION"}
+    for inst in instructions:
+        inst.opname = plain.get(inst.opname, inst.opname)
 
 
 def clone_instructions(instructions: list[Instruction]) -> list[Instruction]:
