@@ -383,16 +383,14 @@ class InstructionTranslator(InstructionTranslatorBase):
         the grad mode outside them is back afterwards, also when the call raises (a
         branch needs none of this: a tensor's truth does not depend on the grad mode)."""
 
-        def set_grad_enabled(enabled: bool) -> list[Instruction]:
+        def switch_to(enabled: bool) -> list[Instruction]:
             codegen = PyCodegen(self.output, graph_output_var="graph_out_0")
             codegen.load_callable(torch._C._set_grad_enabled)
             codegen.load_const(enabled)
             codegen.call(1)
             return codegen.instructions + [create_instruction("POP_TOP")]
 
-        return create_try_finally(
-            body + set_grad_enabled(mode) + call, lambda: set_grad_enabled(outside)
-        )
+        return create_try_finally(body + switch_to(mode) + call, lambda: switch_to(outside))
 
     def live_locals(self, targets: list[int]) -> list[str]:
         live = set().union(*(resume.live_locals(self.instructions, t) for t in targets))
