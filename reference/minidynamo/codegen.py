@@ -22,6 +22,7 @@ from minidynamo.bytecode import (
     create_call_method,
     create_instruction,
     create_load_attr,
+    create_load_closure,
     create_load_const,
     create_load_fast,
     create_load_global,
@@ -53,6 +54,7 @@ class PyCodegen:
         self.graph_output_var = graph_output_var
         self.instructions: list[Instruction] = []
         self.graph_outputs: dict[torch.fx.Node, int] = {}
+        self.closures: set[str] = set()  # the frame's cells put into a closure tuple
 
     def __call__(self, value: VariableTracker) -> None:
         value.reconstruct(self)
@@ -70,6 +72,13 @@ class PyCodegen:
 
     def store_fast(self, name: str) -> None:
         self.extend(create_store_fast(name))
+
+    def load_closure(self, name: str) -> None:
+        self.closures.add(name)
+        self.extend(create_load_closure(name))
+
+    def store_deref(self, name: str) -> None:
+        self.extend([create_instruction("STORE_DEREF", argval=name)])
 
     def push_null(self) -> None:
         self.extend(create_push_null())
@@ -102,12 +111,17 @@ class PyCodegen:
         self.load_const(index)
         self.subscr()
 
-    def load_callable(self, obj: Any) -> None:
-        """Load `obj` (installed as a global named after it), ready for `call`."""
+    def load_import(self, obj: Any) -> None:
+        """Load `obj`, installed as a global named after it (``__import_torch_dot_...``)."""
         qualified = f"{obj.__module__}.{obj.__qualname__}"
         name = "__import_" + qualified.replace(".", "_dot_")
         self.output.install_global(name, obj)
-        self.extend(add_push_null(create_load_global(name, push_null=False)))
+        self.load_global(name)
+
+    def load_callable(self, obj: Any) -> None:
+        """Load `obj` as `load_import` does, ready for `call`."""
+        self.load_import(obj)
+        self.instructions[-1:] = add_push_null(self.instructions[-1:])
 
     # Building and calling.
 

@@ -12,7 +12,8 @@ import dataclasses
 import itertools
 import logging
 import operator
-from collections.abc import Callable
+import types
+from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any
 
 import torch
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from minidynamo.bytecode import Instruction
     from minidynamo.symbolic_convert import InstructionTranslatorBase
     from minidynamo.variables.base import VariableTracker
+    from minidynamo.variables.misc import CellVariable
 
 graph_code_log = logs.get_logger("graph_code")
 graph_sizes_log = logs.get_logger("graph_sizes")
@@ -80,6 +82,18 @@ class OutputGraph:
         self.backend = backend
         self.side_effects = SideEffects()
         self.temp_count = 0
+        self.real_cells: dict[int, CellVariable] = {}  # by id(cell); each keeps its cell alive
+        self.initial_grad_mode = torch.is_grad_enabled()  # the frame's, when the graph starts
+
+    def cell_variable(self, cell: types.CellType, source: Source | None) -> CellVariable:
+        """The one CellVariable of a real closure cell, however the trace reaches it (the
+        frame's free variable, a called function's ``__closure__``): each sees the
+        trace's writes to the cell."""
+        from minidynamo.variables.misc import CellVariable
+
+        if id(cell) not in self.real_cells:
+            self.real_cells[id(cell)] = CellVariable(source=source, real_cell=cell)
+        return self.real_cells[id(cell)]
 
     def install_global(self, name: str, value: Any) -> None:
         """`name` will be set in the frame's globals when the compiled code is installed."""
@@ -168,10 +182,14 @@ class OutputGraph:
         tx: InstructionTranslatorBase,
         stack_values: list[VariableTracker],
         stored_locals: dict[str, VariableTracker] | None = None,
+        stored_cells: dict[str, VariableTracker] | None = None,
+        continuation_cells: Collection[str] = (),
     ) -> list[Instruction]:
         """Compile the graph and return the bytecode that runs it: call `__compiled_fn_N`,
         store `graph_out_0`, push `stack_values`, store `stored_locals` (at a graph break:
-        the locals the continuation needs that the graph computed), replay side effects."""
+        the locals the continuation needs that the trace computed), replay side effects.
+        Of `stored_cells`, the frame's cells the trace assigned, those that a rebuilt
+        function or the continuation (`continuation_cells`) closes over are stored."""
         from minidynamo.codegen import PyCodegen
 
         rebuild = PyCodegen(self, graph_output_var="graph_out_0")
@@ -181,8 +199,13 @@ class OutputGraph:
             rebuild(value)
             rebuild.store_fast(name)
         self.side_effects.codegen(rebuild)
+        for name, value in (stored_cells or {}).items():
+            if name in rebuild.closures or name in continuation_cells:
+                rebuild(value)
+                rebuild.store_deref(name)
         outputs = list(rebuild.graph_outputs)
         self.graph.output(tuple(outputs))
+        self.remove_redundant_grad_switches()
         self.remove_unused_graphargs()
         call_graph = PyCodegen(self, graph_output_var="graph_out_0")
         if any(node.op not in ("placeholder", "output") for node in self.graph.nodes):
@@ -190,6 +213,25 @@ class OutputGraph:
             self.install_global(name, self.compile_and_call_fx_graph(name))
             call_graph.call_compiled_graph(name, [arg.source for arg in self.graphargs])
         return call_graph.instructions + rebuild.instructions
+
+    def remove_redundant_grad_switches(self) -> None:
+        """Of consecutive ``_set_grad_enabled`` nodes only the last counts; it goes too
+        where it sets the mode already in force (as Dynamo: a graph that only entered and
+        left grad-mode blocks is no graph)."""
+        mode = self.initial_grad_mode
+        run: list[torch.fx.Node] = []
+        for node in list(self.graph.nodes):
+            if node.op == "call_function" and node.target is torch._C._set_grad_enabled:
+                run.append(node)
+                continue
+            if run:
+                *earlier, last = run
+                if last.args[0] == mode:
+                    earlier.append(last)
+                mode = last.args[0]
+                for switch in earlier:
+                    self.graph.erase_node(switch)
+                run = []
 
     def remove_unused_graphargs(self) -> None:
         """Drop unused `getitem` nodes, size arithmetic and placeholders (as Dynamo does

@@ -22,21 +22,26 @@ from minidynamo import graph_break_registry as gb
 from minidynamo.builder import VariableBuilder
 from minidynamo.bytecode import (
     Instruction,
+    create_build_tuple,
     create_call_function,
+    create_instruction,
+    create_load_closure,
     create_load_fast,
     create_load_global,
-    create_push_null,
+    create_make_function,
     create_rerun,
     create_return_value,
     create_rot_n,
+    create_try_finally,
     decode,
     stack_effect,
 )
+from minidynamo.codegen import PyCodegen
 from minidynamo.exc import Unsupported, unimplemented
 from minidynamo.opcodes import load_all
 from minidynamo.source import GlobalSource, LocalSource
 from minidynamo.variables.base import VariableTracker
-from minidynamo.variables.ctx_manager import WithExitFunctionVariable
+from minidynamo.variables.ctx_manager import WithExitFunctionVariable, set_grad_enabled
 from minidynamo.variables.functions import globals_source
 from minidynamo.variables.misc import CellVariable, NullVariable
 from minidynamo.variables.tensor import TensorVariable
@@ -258,7 +263,7 @@ class InstructionTranslator(InstructionTranslatorBase):
             for name, value in zip(params, args, strict=True)
         }
         cells = {
-            name: CellVariable(source=LocalSource(name, is_cell=True), real_cell=cell)
+            name: output.cell_variable(cell, LocalSource(name, is_cell=True))
             for name, cell in zip(code.co_freevars, closure or (), strict=False)
         }
         super().__init__(
@@ -276,13 +281,15 @@ class InstructionTranslator(InstructionTranslatorBase):
             initial = None
             if value is not None:
                 initial = VariableBuilder(self, LocalSource(name, is_cell=True))(value.value)
-            self.cells[name] = CellVariable(initial)
+            self.cells[name] = CellVariable(initial, source=LocalSource(name, is_cell=True))
         self.output_instructions: list[Instruction] = []
         # Set when translation restarts after an Unsupported: stop there and break.
         self.break_span = break_span
 
     def return_value(self, value: VariableTracker) -> None:
-        self.output_instructions = self.output.compile_subgraph(self, [value])
+        self.output_instructions = self.output.compile_subgraph(
+            self, [value], stored_cells=self.changed_cells()
+        )
         self.output_instructions += create_return_value()
         self.done = True
 
@@ -296,17 +303,16 @@ class InstructionTranslator(InstructionTranslatorBase):
 
     def locate_break(self, error: Unsupported, index: int) -> None:
         """A call breaks before it runs; a branch on a tensor breaks at its jump. Not in
-        loops (as Dynamo: the frame is skipped), nor with closures (a continuation has none)."""
+        loops (as Dynamo: the frame is skipped). Inside `with` blocks the continuation
+        enters them again; it is a closure over the frame's cells."""
         inst = self.instructions[index]
         is_branch = error.gb_id == gb.DATA_DEPENDENT_BRANCH and inst.opname in _BRANCHES
         if error.gb_id == gb.RAISED_WHILE_TRACING:
             return  # CPython runs the frame and raises, as Dynamo's observed exceptions
         if not (inst.opname in _CALLS or is_branch):
             return
-        if self.code.co_cellvars or self.code.co_freevars or self.has_backedge(index):
+        if self.has_backedge(index):
             return
-        if any(isinstance(value, WithExitFunctionVariable) for value in self.stack):
-            return  # inside a `with` block: Dynamo resumes inside it, we run eagerly
         first = index
         while self.instructions[first - 1].opname in _CALL_PREFIXES:
             first -= 1
@@ -340,18 +346,53 @@ class InstructionTranslator(InstructionTranslatorBase):
         slots = resume.stack_slots(kept, results)
         for slot, value in zip(slots, kept, strict=False):
             if slot is not None:
-                stored[slot] = value
-            elif not create_push_null():
-                unimplemented("graph break with a method call pending (3.10 has no PUSH_NULL)")
-        body = self.output.compile_subgraph(self, read, stored)
+                stored[resume.param_name(slot)] = value
+        blocks = [value.ctx for value in kept if isinstance(value, WithExitFunctionVariable)]
+        block_mode = torch.is_grad_enabled()
+        if blocks and block_mode != blocks[0].initial:
+            # The graph leaves the grad mode as the outermost block found it.
+            set_grad_enabled(self, blocks[0].initial)
+        body = self.output.compile_subgraph(
+            self, read, stored, self.changed_cells(), continuation_cells=self.code.co_cellvars
+        )
         rerun = [
             i for index in range(first, last + 1) for i in create_rerun(self.instructions[index])
         ]
+        if blocks and inst.target is None:
+            body = self.in_grad_mode(body, rerun, block_mode, blocks[0].initial)
+        else:
+            body += rerun
         continuations = [self.call_resume(target, slots, results, live) for target in targets]
         if len(continuations) == 2:
             rerun[-1].target = continuations[1][0]
-        self.output_instructions = body + rerun + [i for c in continuations for i in c]
+        self.output_instructions = body + [i for c in continuations for i in c]
         self.done = True
+
+    def changed_cells(self) -> dict[str, VariableTracker]:
+        """The frame's own cells the trace assigned: the continuation and the functions
+        made here read them from the real cells."""
+        return {
+            name: self.cells[name].contents
+            for name in self.code.co_cellvars
+            if self.cells[name].contents is not None
+            and self.cells[name].contents.source != LocalSource(name, is_cell=True)
+        }
+
+    def in_grad_mode(
+        self, body: list[Instruction], call: list[Instruction], mode: bool, outside: bool
+    ) -> list[Instruction]:
+        """`body`, then the breaking `call` in the grad mode of the blocks it is inside;
+        the grad mode outside them is back afterwards, also when the call raises (a
+        branch needs none of this: a tensor's truth does not depend on the grad mode)."""
+
+        def switch_to(enabled: bool) -> list[Instruction]:
+            codegen = PyCodegen(self.output, graph_output_var="graph_out_0")
+            codegen.load_callable(torch._C._set_grad_enabled)
+            codegen.load_const(enabled)
+            codegen.call(1)
+            return codegen.instructions + [create_instruction("POP_TOP")]
+
+        return create_try_finally(body + switch_to(mode) + call, lambda: switch_to(outside))
 
     def live_locals(self, targets: list[int]) -> list[str]:
         live = set().union(*(resume.live_locals(self.instructions, t) for t in targets))
@@ -366,8 +407,14 @@ class InstructionTranslator(InstructionTranslatorBase):
         fn = resume.resume_function(
             self.code, self.instructions, target, slots, results, live, self.f_globals
         )
-        self.output.install_global(fn.name, fn.fn)
-        instructions = create_load_global(fn.name, push_null=False)
+        if fn.fn is not None:
+            self.output.install_global(fn.name, fn.fn)
+            instructions = create_load_global(fn.name, push_null=False)
+        else:  # a closure over this frame's cells, as the nested functions it defines
+            freevars = fn.code.co_freevars
+            instructions = [i for name in freevars for i in create_load_closure(name)]
+            instructions += create_build_tuple(len(freevars))
+            instructions += create_make_function(fn.code, fn.name, ("closure",))
         instructions += create_rot_n(results + 1)
         for name in fn.params[results:]:
             instructions += create_load_fast(name)

@@ -21,6 +21,7 @@ from minidynamo.bytecode import (
     create_call_function_kw,
     create_call_method,
     create_dup_top,
+    create_enter_with,
     create_instruction,
     create_jump_absolute,
     create_load_attr,
@@ -33,8 +34,10 @@ from minidynamo.bytecode import (
     create_rot_n,
     create_store_fast,
     create_swap,
+    create_try_finally,
     create_unpack_sequence,
     decode,
+    without_method_calls,
 )
 
 VERSION = sys.version_info[:2]
@@ -331,3 +334,69 @@ def test_create_instruction_refuses_unknown_opcodes_and_missing_argvals() -> Non
 
 def test_create_resume_only_from_3_11() -> None:
     assert opnames(create_resume()) == (["RESUME"] if VERSION >= (3, 11) else [])
+
+
+def append_statement(value: str) -> list[Instruction]:
+    """``log.append(value)``, its result popped."""
+    body = create_load_fast("log") + create_load_method("append") + create_load_const(value)
+    return body + create_call_method(1) + [create_instruction("POP_TOP")]
+
+
+@pytest.mark.parametrize("raises", [False, True])
+def test_try_finally_runs_final_on_both_paths(raises: bool) -> None:
+    body = append_statement("body")
+    body += add_push_null(create_load_fast("f")) + create_call_function(0, push_null=False)
+    body += [create_instruction("POP_TOP")]
+    code = create_try_finally(body, lambda: append_statement("final"))
+    function = make_function(code + create_load_const("done") + create_return_value(), "log", "f")
+    log: list[str] = []
+
+    def f() -> None:
+        if raises:
+            raise ValueError("from the body")
+
+    if raises:
+        with pytest.raises(ValueError, match="from the body"):
+            function(log, f)
+    else:
+        assert function(log, f) == "done"
+    assert log == ["body", "final"]
+
+
+def test_enter_with_leaves_exit_below_the_enter_result() -> None:
+    """Entered, then left by calling the __exit__ it left (3.10's SETUP_WITH block is
+    popped by POP_BLOCK; the handler is not reached while nothing raises)."""
+    handler = create_instruction("NOP")
+    body = create_load_fast("manager") + create_enter_with(handler)
+    body += [create_instruction("STORE_FAST", argval="entered")]
+    if not create_resume():
+        body.append(create_instruction("POP_BLOCK"))
+    body += [create_instruction("STORE_FAST", argval="exit")]
+    body += add_push_null(create_load_fast("exit")) + create_load_const(None) * 3
+    body += create_call_function(3, push_null=False) + [create_instruction("POP_TOP")]
+    body += create_load_fast("entered") + create_return_value()
+    body += [handler, *create_load_const("handler"), *create_return_value()]
+    events: list[str] = []
+
+    class Manager:
+        def __enter__(self) -> str:
+            events.append("enter")
+            return "entered"
+
+        def __exit__(self, *exc: object) -> None:
+            events.append(f"exit {exc}")
+
+    assert make_function(body, "manager")(Manager()) == "entered"
+    assert events == ["enter", "exit (None, None, None)"]
+
+
+def test_without_method_calls_keeps_the_call() -> None:
+    body = create_load_fast("s") + create_load_method("upper") + create_call_method(0)
+    without_method_calls(body)
+    expected = (
+        ["LOAD_ATTR", "CALL_FUNCTION"]
+        if VERSION == (3, 10)
+        else opnames(create_load_method("upper") + create_call_method(0))
+    )
+    assert opnames(body[1:]) == expected
+    assert make_function(body + create_return_value(), "s")("abc") == "ABC"

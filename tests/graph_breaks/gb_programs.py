@@ -7,11 +7,9 @@ program whose frame we run eagerly.
 
 from __future__ import annotations
 
-import types
 from collections.abc import Callable
 
 import torch
-from minidynamo.bytecode import create_push_null
 from tracer_harness import Case
 
 CASES: list[Case] = []
@@ -27,21 +25,8 @@ def case(
     return register
 
 
-# 3.10 cannot push the NULL of a pending method call (`torch.add(x, <break>)`) into a
-# continuation: such a frame runs eagerly there.
-PENDING_METHOD_CALL = None if create_push_null() else "3.10: a method call pending at the break"
-
-
-# Before 3.12 a list comprehension is a nested function: such a frame runs eagerly.
-COMPREHENSION_FUNCTION = (
-    "3.10-3.11: a comprehension is a nested function"
-    if any(isinstance(c, types.CodeType) for c in (lambda: [i for i in ()]).__code__.co_consts)
-    else None
-)
-
 # Documented differences from real Dynamo (torch 2.14.1).
 NUMPY = "Dynamo traces NumPy calls as tensor operations; our continuation runs eagerly"
-NESTED_FUNCTION = "a function defined in the frame makes the frame run eagerly"
 NESTED_CLASS = "a class defined in the frame makes the frame run eagerly"
 CONSTRUCTION_BREAKS = (
     "constructing a user object breaks (Dynamo traces it); the continuation holds the "
@@ -148,12 +133,12 @@ def tolist_then_compute(x):
     return x + len(values)
 
 
-@case(x3, fallback=PENDING_METHOD_CALL, parity=PENDING_METHOD_CALL)
+@case(x3)
 def item_in_argument_list(x):
     return torch.add(x, x.max().item())
 
 
-@case(xy3, fallback=PENDING_METHOD_CALL, parity=PENDING_METHOD_CALL)
+@case(xy3)
 def break_with_tensor_on_stack(x, y):
     return torch.cat([x + 1, torch.full((1,), y.sum().item())])
 
@@ -425,7 +410,7 @@ def break_only_constant_work(x):
     return x * n
 
 
-@case(x3, fallback=PENDING_METHOD_CALL, parity=PENDING_METHOD_CALL)
+@case(x3)
 def item_in_nested_call(x):
     return torch.relu(x * max(1.0, x.abs().sum().item()))
 
@@ -507,7 +492,7 @@ def helper_values(x):
     return (x * 2).tolist()
 
 
-@case(x3, fallback=NESTED_FUNCTION, parity=NESTED_FUNCTION)
+@case(x3)
 def lambda_breaks(x):
     f = lambda v: print("lambda") or v  # noqa: E731
     return f(x) + 1
@@ -522,6 +507,90 @@ def unknown_callable_object(x):
 
     y = x * 2
     return Callable_()(y) + 1
+
+
+# --- closures: cell and free variables across a break ---------------------------------
+
+
+@case(x3)
+def closure_read_across_break(x):
+    scale = 3
+
+    def apply(t):
+        return t * scale
+
+    y = apply(x)
+    print("closure")
+    return apply(y)
+
+
+@case(x3)
+def nonlocal_written_across_break(x):
+    n = 1
+
+    def bump():
+        nonlocal n
+        n += 1
+
+    bump()
+    y = x * n
+    print("mid")
+    bump()
+    return y + n
+
+
+@case(x3)
+def cell_changed_after_break_seen_by_inner(x):
+    k = 2
+
+    def times_k(t):
+        return t * k
+
+    y = times_k(x)
+    print("before change")
+    k = 5
+    return times_k(y) + k
+
+
+@case(x3)
+def cell_argument_across_break(x):
+    def add_x(t):
+        return t + x
+
+    y = add_x(x * 2)
+    print("cell argument")
+    return add_x(y)
+
+
+def make_free_variable_frame(k):
+    def inner(x):
+        y = x * k
+        print("free variable")
+        return y + k
+
+    return inner
+
+
+free_variable_frame = make_free_variable_frame(4)
+case(x3)(free_variable_frame)
+
+
+def make_nonlocal_frame():
+    total = 0
+
+    def accumulate(x):
+        nonlocal total
+        total = 1
+        y = x * total
+        print("accumulate")
+        total += 10
+        return y + total
+
+    return accumulate
+
+
+nonlocal_frame = make_nonlocal_frame()
+case(x3)(nonlocal_frame)
 
 
 # --- data-dependent branches ---------------------------------------------------------
@@ -632,7 +701,7 @@ def loop_between_breaks(x):
     return x
 
 
-@case(x3, fallback=COMPREHENSION_FUNCTION, parity=COMPREHENSION_FUNCTION)
+@case(x3)
 def comprehension_then_break(x):
     parts = [x * i for i in range(3)]
     print(len(parts))
@@ -867,14 +936,14 @@ DIFFERENCES = {
     ),
     "break before or after a grad-mode block": ("breaks there", "the same"),
     "break inside a grad-mode block": (
-        "resumes inside the block: the continuation re-enters the grad mode",
-        "the frame runs eagerly",
+        "resumes inside the block: the graph ends in the mode the block found, the breaking "
+        "call runs in the block's mode, the continuation enters the block again",
+        "the same",
     ),
     "break inside try/except/finally": ("the frame is skipped", "the same"),
     "break inside a loop": ("the frame is skipped", "the same"),
 }
 
-BREAK_IN_WITH = "Dynamo resumes inside the with block; a break inside it runs our frame eagerly"
 BREAK_IN_TRY = "a graph break inside a try block skips the frame, as in Dynamo"
 
 
@@ -926,7 +995,7 @@ def branch_after_no_grad(x):
     return y - x
 
 
-@case(grad_args, fallback=BREAK_IN_WITH, parity=BREAK_IN_WITH)
+@case(grad_args)
 def print_inside_no_grad(x):
     y = x + 1
     with torch.no_grad():
@@ -936,11 +1005,86 @@ def print_inside_no_grad(x):
     return z + y
 
 
-@case(grad_args, fallback=BREAK_IN_WITH, parity=BREAK_IN_WITH)
+@case(grad_args)
 def item_inside_no_grad(x):
     with torch.no_grad():
         s = x.sum().item()
     return x * s
+
+
+@case(grad_args)
+def print_last_in_no_grad(x):
+    with torch.no_grad():
+        y = x * 2
+        print("last")
+    return y + x
+
+
+@case(grad_args)
+def two_breaks_in_no_grad(x):
+    with torch.no_grad():
+        y = x * 2
+        print("one")
+        y = y + 1
+        print("two")
+        y = y * 3
+    return y + x
+
+
+@case(grad_args)
+def print_in_nested_grad_blocks(x):
+    with torch.no_grad():
+        y = x * 2
+        with torch.enable_grad():
+            z = x * 3
+            print("inner")
+            z = z + y
+        w = z * 2
+    return w + x
+
+
+@case(grad_args)
+def print_in_set_grad_enabled(x):
+    y = x + 1
+    with torch.set_grad_enabled(False):
+        z = y * 2
+        print("inside")
+        z = z + 1
+    return z + y
+
+
+@case(grad_args)
+def return_inside_no_grad_after_print(x):
+    with torch.no_grad():
+        y = x * 2
+        print("inside")
+        return y + 1
+
+
+@case(grad_args)
+def stack_value_across_break_in_no_grad(x):
+    with torch.no_grad():
+        y = x + helper_breaks(x)
+    return y * x
+
+
+@case(grad_args)
+def branch_inside_no_grad(x):
+    with torch.no_grad():
+        y = x * 2
+        if y.sum() > 0:
+            y = y + 1
+        else:
+            y = y - 1
+    return y * x
+
+
+@case(grad_args)
+def raise_at_break_inside_no_grad(x):
+    with torch.no_grad():
+        y = x * 2
+        print("raises", sep=0)  # TypeError from the breaking call, inside the block
+    return y
 
 
 @case(x3, fallback=BREAK_IN_TRY)
@@ -991,7 +1135,7 @@ def nonzero_function(x):
     return idx.float().sum() + y
 
 
-@case(x3, fallback=PENDING_METHOD_CALL, parity=PENDING_METHOD_CALL)
+@case(x3)
 def nonzero_method_in_arguments(x):
     y = x + 1
     return torch.add(y, y.nonzero().sum())
@@ -1001,3 +1145,14 @@ def nonzero_method_in_arguments(x):
 def subscript_of_mask_in_dict(x, d):
     w = d["a"] * x
     return w[w > 0].sum() * 2
+
+
+@case(x3)
+def returns_closure_over_assigned_cell(x):
+    k = x * 2
+
+    def scaled(t):
+        return t * k
+
+    print("made")
+    return scaled

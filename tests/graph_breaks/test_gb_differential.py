@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 import minidynamo
 import pytest
+import torch
 from gb_programs import CASES
 from minidynamo import convert_frame
 from tracer_harness import (
@@ -39,9 +40,11 @@ def printed(run: Callable) -> tuple:
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
 def test_compiled_matches_eager(case: Case) -> None:
     eager, eager_out = printed(lambda: run_eager(case))
+    eager_grad_mode = torch.is_grad_enabled()
     compiled, compiled_out = printed(lambda: run_compiled(case, RecordingBackend()))
     check_same_outcome(case, eager, compiled)
     assert compiled_out == eager_out
+    assert torch.is_grad_enabled() == eager_grad_mode, "the grad mode after the call differs"
     if case.fallback is None:
         assert convert_frame.counters["graph_breaks"] >= 1
         assert convert_frame.counters["frames_failed"] == 0

@@ -103,7 +103,8 @@ def same(a: Any, b: Any) -> bool:
     if isinstance(a, torch.nn.Module):
         return same(list(a.state_dict().values()), list(b.state_dict().values()))
     if isinstance(a, types.FunctionType):
-        return a.__code__ is b.__code__
+        cells = [[c.cell_contents for c in f.__closure__ or ()] for f in (a, b)]
+        return a.__code__ is b.__code__ and same(*cells)
     if hasattr(a, "__dict__") and not isinstance(a, type):
         return same(vars(a), vars(b))
     return a == b

@@ -816,6 +816,16 @@ def closure_mutated_locally(x):
 
 
 @case(lambda: (t(3),))
+def returns_closure_over_traced_cell(x):
+    k = x * 2
+
+    def scaled(t):
+        return t * k
+
+    return scaled
+
+
+@case(lambda: (t(3),))
 def call_function_argument(x):
     return apply_fn(torch.sin, x) + apply_fn(helper_mul, x)
 

@@ -8,6 +8,7 @@ version table in versions.py; `create_instruction` makes one instruction of any 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 from .arguments import ArgKind, arg_kind, carries_flag
@@ -224,6 +225,110 @@ def create_rerun(inst: Instruction) -> list[Instruction]:
             to_bool=inst.to_bool,
         )
     ]
+
+
+def create_load_closure(name: str) -> list[Instruction]:
+    """Push the cell of variable `name` itself, for a closure tuple: LOAD_CLOSURE (3.10 -
+    3.12); on 3.13 that is a pseudo-instruction the compiler emits as LOAD_FAST."""
+    if opcode_of("LOAD_CLOSURE") is None:
+        return [create_instruction("LOAD_FAST", argval=name)]
+    return [create_instruction("LOAD_CLOSURE", argval=name)]
+
+
+def create_copy_free_vars(count: int) -> list[Instruction]:
+    """What a 3.11+ code object with free variables starts with; 3.10 copies them itself."""
+    if not ENCODING.resume or count == 0:
+        return []
+    return [create_instruction("COPY_FREE_VARS", argval=count)]
+
+
+# MAKE_FUNCTION's flags for the optional parts below the code object, in the order
+# SET_FUNCTION_ATTRIBUTE (3.13) sets them.
+FUNCTION_FLAGS = {"closure": 0x08, "annotations": 0x04, "kwdefaults": 0x02, "defaults": 0x01}
+
+
+def create_make_function(code: Any, qualname: str, parts: tuple[str, ...]) -> list[Instruction]:
+    """Make a function of `code` in the frame's globals, its `parts` (names of
+    FUNCTION_FLAGS) on the stack below, pushed in the order defaults, kwdefaults,
+    annotations, closure. 3.10 also pushes the qualified name; 3.13 makes the bare
+    function and sets each part with SET_FUNCTION_ATTRIBUTE."""
+    flags = sum(FUNCTION_FLAGS[part] for part in parts)
+    instructions = create_load_const(code)
+    if not ENCODING.resume:
+        instructions += create_load_const(qualname)
+    if opcode_of("SET_FUNCTION_ATTRIBUTE") is None:
+        return [*instructions, create_instruction("MAKE_FUNCTION", argval=flags)]
+    instructions.append(create_instruction("MAKE_FUNCTION"))
+    for part, flag in FUNCTION_FLAGS.items():
+        if part in parts:
+            instructions.append(create_instruction("SET_FUNCTION_ATTRIBUTE", argval=flag))
+    return instructions
+
+
+def create_enter_with(handler: Instruction | None) -> list[Instruction]:
+    """Enter the context manager on top of the stack, leaving its ``__exit__`` and the
+    ``__enter__`` result: BEFORE_WITH (3.11+, whose handler is in the exception table),
+    SETUP_WITH (3.10, which also pushes the block of `handler`, the with statement's
+    exception handler, that the block's POP_BLOCK pops)."""
+    if ENCODING.exception_table:
+        return [create_instruction("BEFORE_WITH")]
+    return [create_instruction("SETUP_WITH", target=handler)]
+
+
+def create_try_finally(
+    body: list[Instruction], final: Callable[[], list[Instruction]]
+) -> list[Instruction]:
+    """``try: body finally: final()``, for a `body` that starts on an empty stack and
+    falls through, and a `final` that leaves the stack as it found it.
+
+    On an exception the handler runs its own copy of `final` and re-raises: a
+    SETUP_FINALLY block (3.10) or exception-table entries (3.11+), laid out as CPython
+    compiles the statement; the normal path jumps over the handler.
+    """
+    end = create_instruction("NOP")
+    if not ENCODING.exception_table:
+        handler = [*final(), create_instruction("RERAISE", argval=0)]
+        return [
+            create_instruction("SETUP_FINALLY", target=handler[0]),
+            *body,
+            create_instruction("POP_BLOCK"),
+            *final(),
+            *create_jump_absolute(end),
+            *handler,
+            end,
+        ]
+    handler = [
+        create_instruction("PUSH_EXC_INFO"),
+        *final(),
+        create_instruction("RERAISE", argval=0),
+    ]
+    cleanup = [
+        create_instruction("COPY", argval=3),
+        create_instruction("POP_EXCEPT"),
+        create_instruction("RERAISE", argval=1),
+    ]
+    _protect(body, handler[0], depth=0, lasti=False)
+    _protect(handler, cleanup[0], depth=1, lasti=True)
+    return [*body, *final(), *create_jump_absolute(end), *handler, *cleanup, end]
+
+
+def _protect(
+    instructions: list[Instruction], handler: Instruction, depth: int, lasti: bool
+) -> None:
+    entry = ExceptionTableEntry(instructions[0], instructions[-1], handler, depth, lasti)
+    for inst in instructions:
+        inst.exn_tab_entry = entry
+
+
+def without_method_calls(instructions: list[Instruction]) -> None:
+    """Make LOAD_METHOD / CALL_METHOD plain LOAD_ATTR / CALL_FUNCTION, in place, on 3.10
+    (as Dynamo does for its continuations): the same calls, but the stack has no slot
+    for the NULL that LOAD_METHOD may push, which nothing else can push there."""
+    if ENCODING.null != "none":
+        return
+    plain = {"LOAD_METHOD": "LOAD_ATTR", "CALL_METHOD": "CALL_FUNCTION"}
+    for inst in instructions:
+        inst.opname = plain.get(inst.opname, inst.opname)
 
 
 def clone_instructions(instructions: list[Instruction]) -> list[Instruction]:

@@ -128,17 +128,17 @@ def CALL_FUNCTION_EX_null_above(tx: InstructionTranslatorBase, inst: Instruction
 FUNCTION_PARTS = {0x08: "closure", 0x04: "annotations", 0x02: "kwdefaults", 0x01: "defaults"}
 
 
-def make_function(tx: InstructionTranslatorBase, flags: int) -> None:
+def make_function(tx: InstructionTranslatorBase, flags: int, qualname: str | None = None) -> None:
     code = tx.pop().as_python_constant()
     parts = {name: tx.pop() for flag, name in FUNCTION_PARTS.items() if flags & flag}
     parts.pop("annotations", None)
-    tx.push(NestedUserFunctionVariable(code, tx.f_globals, **parts))
+    tx.push(NestedUserFunctionVariable(code, tx.f_globals, qualname=qualname, **parts))
 
 
 @handler("MAKE_FUNCTION", until=(3, 10))
 def MAKE_FUNCTION_with_qualname(tx: InstructionTranslatorBase, inst: Instruction) -> None:
-    tx.pop()  # the qualified name, above the code object
-    make_function(tx, inst.argval)
+    qualname = tx.pop().as_python_constant()  # above the code object
+    make_function(tx, inst.argval, qualname)
 
 
 @handler("MAKE_FUNCTION", since=(3, 11), until=(3, 12))

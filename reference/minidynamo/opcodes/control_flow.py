@@ -143,7 +143,7 @@ def BEFORE_WITH(tx: InstructionTranslatorBase, inst: Instruction) -> None:
     ctx = tx.pop()
     if not isinstance(ctx, GradModeVariable):
         unimplemented(f"with {ctx!r} (only grad-mode context managers are modelled)")
-    tx.push(WithExitFunctionVariable(ctx))
+    tx.push(WithExitFunctionVariable(ctx, setup=tx.index_of[id(inst)]))
     tx.push(ctx.enter(tx))
 
 

@@ -1,10 +1,12 @@
-"""`GradModeVariable`: ``with torch.no_grad():`` and ``with torch.enable_grad():`` (seed
-"Graph Breaks": Dynamo models the grad mode as a context-manager variable).
+"""`GradModeVariable`: ``with torch.no_grad():``, ``with torch.enable_grad():`` and
+``with torch.set_grad_enabled(mode):`` (seed "Graph Breaks": Dynamo models the grad mode
+as a context-manager variable).
 
 BEFORE_WITH / SETUP_WITH call `enter`, the block's exit call calls `exit`; each records a
 ``torch._C._set_grad_enabled(...)`` node, as Dynamo's graph does, and switches the real
 grad mode so that the example values of the block have the block's ``requires_grad``.
-A graph break inside the block is not modelled: the frame runs eagerly.
+At a graph break inside a block the `WithExitFunctionVariable` left on the stack is what
+the continuation needs to enter the block again (symbolic_convert.break_graph).
 """
 
 from __future__ import annotations
@@ -20,11 +22,13 @@ if TYPE_CHECKING:
     from minidynamo.codegen import PyCodegen
     from minidynamo.symbolic_convert import InstructionTranslatorBase
 
-GRAD_MODE_CLASSES = {torch.no_grad: False, torch.enable_grad: True}
+# The managers that switch to a fixed mode; torch.set_grad_enabled takes the mode.
+GRAD_MODE_CLASSES = {torch.no_grad: False, torch.enable_grad: True, torch.set_grad_enabled: None}
 
 
 class GradModeClassVariable(VariableTracker):
-    """`torch.no_grad` or `torch.enable_grad` itself; calling it makes the manager."""
+    """`torch.no_grad`, `torch.enable_grad` or `torch.set_grad_enabled` itself; calling
+    it makes the manager."""
 
     def __init__(self, value: type, **kwargs: object) -> None:
         super().__init__(**kwargs)
@@ -45,30 +49,49 @@ class GradModeClassVariable(VariableTracker):
         args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
-        if args or kwargs:
-            unimplemented(f"{self.value.__name__} called with arguments")
-        return GradModeVariable(GRAD_MODE_CLASSES[self.value])
+        mode = GRAD_MODE_CLASSES[self.value]
+        if mode is not None:
+            if args or kwargs:
+                unimplemented(f"{self.value.__name__} called with arguments")
+            return GradModeVariable(self.value, (), mode)
+        if kwargs or len(args) != 1 or not args[0].is_python_constant():
+            unimplemented("torch.set_grad_enabled with a mode that is not a constant")
+        mode = bool(args[0].as_python_constant())
+        ctx = GradModeVariable(self.value, (mode,), mode)
+        # set_grad_enabled(mode) switches when it is made (it also works as a plain call);
+        # its __enter__ does nothing.
+        ctx.switch(tx)
+        return ctx
 
 
 class GradModeVariable(VariableTracker):
-    """A grad-mode context manager: `enter` switches to `target`, `exit` switches back."""
+    """A grad-mode context manager, made by ``cls(*args)``: entering it switches to
+    `target`, exiting it switches back to the mode it found."""
 
-    def __init__(self, target: bool) -> None:
+    def __init__(self, cls: type, args: tuple, target: bool) -> None:
         super().__init__()
+        self.cls = cls
+        self.args = args
         self.target = target
         self.initial = target
+        self.switched = False  # set_grad_enabled switched already, when it was made
 
     def __repr__(self) -> str:
         return f"GradModeVariable(enabled={self.target})"
 
     def python_type(self) -> type:
-        return torch.enable_grad if self.target else torch.no_grad
+        return self.cls
 
     def enter(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        if not self.switched:
+            self.switch(tx)
+        return ConstantVariable(None)
+
+    def switch(self, tx: InstructionTranslatorBase) -> None:
+        self.switched = True
         self.initial = torch.is_grad_enabled()
         tx.output.guards.add_grad_mode(self.initial)
         set_grad_enabled(tx, self.target)
-        return ConstantVariable(None)
 
     def exit(self, tx: InstructionTranslatorBase) -> VariableTracker:
         set_grad_enabled(tx, self.initial)
@@ -76,11 +99,13 @@ class GradModeVariable(VariableTracker):
 
 
 class WithExitFunctionVariable(VariableTracker):
-    """The bound ``__exit__`` that BEFORE_WITH / SETUP_WITH leave on the stack."""
+    """The bound ``__exit__`` that BEFORE_WITH / SETUP_WITH (instruction `setup` of the
+    frame's code) leave on the stack."""
 
-    def __init__(self, ctx: GradModeVariable) -> None:
+    def __init__(self, ctx: GradModeVariable, setup: int) -> None:
         super().__init__()
         self.ctx = ctx
+        self.setup = setup
 
     def __repr__(self) -> str:
         return f"WithExitFunctionVariable({self.ctx!r})"
@@ -94,7 +119,9 @@ class WithExitFunctionVariable(VariableTracker):
         return self.ctx.exit(tx)
 
     def reconstruct(self, codegen: PyCodegen) -> None:
-        unimplemented("a graph break inside a with block")
+        """The manager's class: at a graph break the continuation calls it to enter the
+        block again (resume.WithSlot), as Dynamo passes ``torch.set_grad_enabled``."""
+        codegen.load_import(self.ctx.cls)
 
 
 def set_grad_enabled(tx: InstructionTranslatorBase, mode: bool) -> None:

@@ -14,6 +14,7 @@ import types
 from typing import TYPE_CHECKING, Any
 
 from minidynamo import graph_break_registry as gb
+from minidynamo.bytecode import create_make_function
 from minidynamo.exc import unimplemented
 from minidynamo.source import AttrSource, GetItemSource, GlobalSource
 from minidynamo.variables.base import VariableTracker
@@ -170,7 +171,7 @@ class UserFunctionVariable(BaseUserFunctionVariable):
                 source = AttrSource(
                     GetItemSource(AttrSource(self.source, "__closure__"), i), "cell_contents"
                 )
-            cells[name] = CellVariable(source=source, real_cell=cell)
+            cells[name] = tx.output.cell_variable(cell, source)
         return cells
 
 
@@ -186,9 +187,11 @@ class NestedUserFunctionVariable(BaseUserFunctionVariable):
         defaults: VariableTracker | None = None,
         kwdefaults: VariableTracker | None = None,
         closure: VariableTracker | None = None,
+        qualname: str | None = None,
     ) -> None:
         super().__init__()
         self.code = code
+        self.qualname = qualname or getattr(code, "co_qualname", code.co_name)
         self.f_globals = f_globals
         self.defaults = defaults
         self.kwdefaults = kwdefaults
@@ -220,7 +223,14 @@ class NestedUserFunctionVariable(BaseUserFunctionVariable):
         return dict(zip(self.code.co_freevars, cells, strict=False))  # type: ignore[arg-type]
 
     def reconstruct(self, codegen: PyCodegen) -> None:
-        unimplemented(f"returning the nested function {self.code.co_name} from a frame")
+        """MAKE_FUNCTION again, over the same cells (annotations are not kept)."""
+        parts = []
+        for part in ("defaults", "kwdefaults", "closure"):  # MAKE_FUNCTION's stack order
+            value = getattr(self, part)
+            if value is not None:
+                codegen(value)
+                parts.append(part)
+        codegen.extend(create_make_function(self.code, self.qualname, tuple(parts)))
 
 
 class UserMethodVariable(VariableTracker):

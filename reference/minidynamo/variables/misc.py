@@ -7,7 +7,7 @@ import types
 from typing import TYPE_CHECKING
 
 from minidynamo.exc import unimplemented
-from minidynamo.source import AttrSource
+from minidynamo.source import AttrSource, LocalSource
 from minidynamo.variables.base import VariableTracker
 
 if TYPE_CHECKING:
@@ -82,6 +82,16 @@ class CellVariable(VariableTracker):
         if self.real_cell is not None:  # outlives the frame: replayed after the graph
             tx.output.side_effects.store_cell(self, value)
         self._contents = value
+
+    @property
+    def contents(self) -> VariableTracker | None:
+        return self._contents
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        """The cell itself (for a closure tuple): only the compiled frame's own cells."""
+        if not (isinstance(self.source, LocalSource) and self.source.is_cell):
+            unimplemented("rebuilding a closure cell made by an inlined function")
+        codegen.load_closure(self.source.local_name)
 
 
 class PythonModuleVariable(VariableTracker):
