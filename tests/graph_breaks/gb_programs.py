@@ -940,6 +940,10 @@ DIFFERENCES = {
         "call runs in the block's mode, the continuation enters the block again",
         "the same",
     ),
+    "break in a frame with cell or free variables": (
+        "the continuation is a closure over the frame's cells, made at each call",
+        "the same",
+    ),
     "break inside try/except/finally": ("the frame is skipped", "the same"),
     "break inside a loop": ("the frame is skipped", "the same"),
 }
