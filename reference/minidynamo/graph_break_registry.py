@@ -1,7 +1,8 @@
 """The graph-break reasons, each with a stable id (like Dynamo's GB ids), a category, a
 one-line explanation and a hint (seed "Graph Breaks": "run with graph_breaks to see how
 many breaks your program hits"). `exc.unimplemented(..., gb=...)` names one of them;
-the `graph_breaks` channel and `fullgraph=True` errors print them.
+the `graph_breaks` channel and `fullgraph=True` errors print them. Our own reasons are
+numbered from GB0001; a reason added later that Dynamo also has takes Dynamo's number.
 """
 
 from __future__ import annotations
@@ -60,6 +61,12 @@ _TYPES = [
         "A call to an object the tracer cannot enter (a C function without a rule).",
         "Use an equivalent torch operation, or accept the break.",
     ),
+    GraphBreakType(
+        "GB0088",
+        "observed exception",
+        "The traced code raised an exception that no handler in the frame catches.",
+        "CPython runs the frame and raises it; avoid raising on the compiled path.",
+    ),
 ]
 
 REGISTRY: dict[str, GraphBreakType] = {gb.gb_id: gb for gb in _TYPES}
@@ -71,3 +78,4 @@ DATA_DEPENDENT_METHOD = "GB0004"
 SKIPPED_FUNCTION = "GB0005"
 UNSUPPORTED_OPCODE = "GB0006"
 UNSUPPORTED_CALL = "GB0007"
+OBSERVED_EXCEPTION = "GB0088"

@@ -32,10 +32,12 @@ from minidynamo.bytecode import (
     decode,
     stack_effect,
 )
-from minidynamo.exc import Unsupported, unimplemented
+from minidynamo.exc import ObservedException, Unsupported, unimplemented
 from minidynamo.opcodes import load_all
+from minidynamo.opcodes.exceptions import Block
 from minidynamo.source import GlobalSource, LocalSource
 from minidynamo.variables.base import VariableTracker
+from minidynamo.variables.constant import ConstantVariable
 from minidynamo.variables.ctx_manager import WithExitFunctionVariable
 from minidynamo.variables.functions import globals_source
 from minidynamo.variables.misc import CellVariable, NullVariable
@@ -91,6 +93,9 @@ class InstructionTranslatorBase:
         self.inline_depth = inline_depth
         self.lineno = code.co_firstlineno
         self.kw_names: tuple[str, ...] | None = None  # KW_NAMES, read by the next CALL
+        self.block_stack: list[Block] = []
+        # The exceptions being handled, innermost last (a bare `raise` re-raises it).
+        self.handled_exceptions: list[VariableTracker] = []
         self.done = False
 
     # The stack.
@@ -136,25 +141,83 @@ class InstructionTranslatorBase:
         try:
             if handler is None:
                 unimplemented(f"opcode {inst.opname}", gb.UNSUPPORTED_OPCODE)
-            if inst.exn_tab_entry is not None and not self.is_cleanup_handler(inst):
-                unimplemented("code inside a try block (exceptions are not modelled)")
             handler(self, inst)
+        except ObservedException as e:
+            e.user_stack.append(self.frame_summary())
+            self.handle_exception(inst, e)
         except Unsupported as e:
-            filename, lineno, line = self.source_location()
-            e.user_stack.append((filename, lineno, self.code.co_name, line))
+            e.user_stack.append(self.frame_summary())
             self.locate_break(e, self.instruction_pointer - 1)
             raise
 
+    def frame_summary(self) -> tuple[str, int, str, str]:
+        filename, lineno, line = self.source_location()
+        return filename, lineno, self.code.co_name, line
+
     def locate_break(self, error: Unsupported, index: int) -> None:
         """Where the frame could break its graph for `error` (only the top-level frame)."""
+
+    # Exceptions raised by the traced program (seed 004: Dynamo traces try/except).
+
+    def handle_exception(self, inst: Instruction, error: ObservedException) -> None:
+        """Continue at the handler that catches `error` raised by `inst`, as CPython
+        does (3.11+: the exception table; 3.10: the block stack), or let it leave."""
+        entry = inst.exn_tab_entry
+        if entry is not None:
+            if self.is_with_handler(entry.target):
+                self.exception_in_with_block(error)
+            del self.stack[entry.depth :]
+            if entry.lasti:
+                self.push(ConstantVariable(inst.offset))
+            self.push(error.exception)
+            self.instruction_pointer = self.index_of[id(entry.target)]
+            return
+        while self.block_stack:
+            block = self.block_stack.pop()
+            del self.stack[block.level :]
+            if block.kind == "except_handler":  # the handler raised: it is done
+                self.handled_exceptions.pop()
+                continue
+            if block.kind == "with":
+                self.exception_in_with_block(error)
+            self.block_stack.append(Block("except_handler", None, len(self.stack)))
+            self.handled_exceptions.append(error.exception)
+            exc_type = VariableBuilder(self, None)(error.exception.python_type())
+            none = ConstantVariable(None)  # tracebacks, and the previous exception
+            for value in (none, none, none, none, error.exception, exc_type):
+                self.push(value)
+            self.instruction_pointer = self.index_of[id(block.handler)]
+            return
+        raise error
+
+    def is_with_handler(self, handler: Instruction) -> bool:
+        start = self.index_of[id(handler)]
+        return [i.opname for i in self.instructions[start : start + 2]] == _WITH_HANDLER
+
+    def exception_in_with_block(self, error: ObservedException) -> None:
+        """The handler would call ``__exit__`` with the exception: not modelled."""
+        unsupported = Unsupported(
+            f"exception {error.exception!r} raised inside a `with` block",
+            gb.OBSERVED_EXCEPTION,
+        )
+        unsupported.user_stack = error.user_stack
+        raise unsupported
+
+    def in_try_block(self, index: int) -> bool:
+        """Inside a user's try/except/finally (not a `with` block or the cleanup of an
+        inlined comprehension): a graph break there skips the frame, as in Dynamo."""
+        inst = self.instructions[index]
+        if inst.exn_tab_entry is not None:
+            return not self.is_cleanup_handler(inst)
+        return any(block.kind != "with" for block in self.block_stack)
 
     def is_cleanup_handler(self, inst: Instruction) -> bool:
         """A 3.12+ inlined comprehension's handler only restores locals and re-raises, a
         `with` block's handler calls ``__exit__`` with the exception: tracing as if it
         were absent is exact while nothing raises, unlike a user's `except`."""
-        start = self.index_of[id(inst.exn_tab_entry.target)]
-        if [i.opname for i in self.instructions[start : start + 2]] == _WITH_HANDLER:
+        if self.is_with_handler(inst.exn_tab_entry.target):
             return True
+        start = self.index_of[id(inst.exn_tab_entry.target)]
         for handler_inst in self.instructions[start:]:
             if handler_inst.opname == "RERAISE":
                 return True
@@ -281,6 +344,18 @@ class InstructionTranslator(InstructionTranslatorBase):
         # Set when translation restarts after an Unsupported: stop there and break.
         self.break_span = break_span
 
+    def run(self) -> None:
+        """An exception that leaves the frame is raised by CPython running the frame
+        (Dynamo's "observed exception": the frame is skipped)."""
+        try:
+            super().run()
+        except ObservedException as e:
+            error = Unsupported(
+                f"exception {e.exception!r} raised while tracing", gb.OBSERVED_EXCEPTION
+            )
+            error.user_stack = e.user_stack
+            raise error from None
+
     def return_value(self, value: VariableTracker) -> None:
         self.output_instructions = self.output.compile_subgraph(self, [value])
         self.output_instructions += create_return_value()
@@ -302,6 +377,8 @@ class InstructionTranslator(InstructionTranslatorBase):
         if not (inst.opname in _CALLS or is_branch):
             return
         if self.code.co_cellvars or self.code.co_freevars or self.has_backedge(index):
+            return
+        if self.in_try_block(index):
             return
         if any(isinstance(value, WithExitFunctionVariable) for value in self.stack):
             return  # inside a `with` block: Dynamo resumes inside it, we run eagerly

@@ -966,6 +966,36 @@ def print_inside_finally_block(x):
 
 
 @case(x3, fallback=BREAK_IN_TRY)
+def print_inside_except_handler(x):
+    try:
+        raise ValueError("caught")
+    except ValueError:
+        print("handling")
+        x = x + 1
+    return x * 2
+
+
+@case(x3)
+def print_after_try_block(x):
+    try:
+        y = x + 1
+    except ValueError:
+        y = x
+    print("after")
+    return y * 2
+
+
+@case(x3)
+def print_after_caught_exception(x):
+    try:
+        [][0]
+    except IndexError:
+        x = x + 1
+    print("after")
+    return x * 2
+
+
+@case(x3, fallback=BREAK_IN_TRY)
 def item_inside_try(x):
     try:
         s = x.sum().item()

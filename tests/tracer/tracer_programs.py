@@ -1251,7 +1251,10 @@ def assign_global(x):
 # --- exceptions: the compiled function raises what eager raises ------------------------
 
 
-@case(lambda: (t(3), 0), fallback="raise runs in CPython")
+ESCAPES = "an exception leaves the frame: CPython runs it and raises (Dynamo's GB0088)"
+
+
+@case(lambda: (t(3), 0), fallback=ESCAPES)
 def raise_value_error(x, n):
     if n == 0:
         raise ValueError("n must not be zero")
@@ -1263,12 +1266,12 @@ def shape_mismatch(x, y):
     return x + y
 
 
-@case(lambda: (t(3), [1]), fallback="IndexError is raised by the eager frame")
+@case(lambda: (t(3), [1]), fallback=ESCAPES)
 def index_error(x, items):
     return x * items[3]
 
 
-@case(lambda: (t(3), {"a": 1}), fallback="KeyError is raised by the eager frame")
+@case(lambda: (t(3), {"a": 1}), fallback=ESCAPES)
 def key_error(x, d):
     return x * d["b"]
 
@@ -1278,22 +1281,226 @@ def type_error_call(x):
     return helper_mul(x, 1, 2, 3)
 
 
-@case(lambda: (t(3), 0), fallback="ZeroDivisionError is raised by the eager frame")
+@case(lambda: (t(3), 0), fallback=ESCAPES)
 def zero_division_constant(x, n):
     return x * (1 / n)
 
 
-@case(lambda: (t(3), "a"), fallback="TypeError is raised by the eager frame")
+@case(lambda: (t(3), "a"), fallback=ESCAPES)
 def type_error_operator(x, s):
     return x * (s + 1)
 
 
-@case(lambda: (t(3),), fallback="try/except is not modelled in this issue")
+@case(lambda: (t(3),))
 def try_except(x):
     try:
         return x + 1
     except ValueError:
         return x
+
+
+# --- exceptions raised and caught while tracing (Dynamo traces both paths' choice) -------
+
+
+class Stop(Exception):
+    """A user exception class without a constructor of its own."""
+
+
+class WithState(Exception):
+    def __init__(self, code):
+        super().__init__(code)
+        self.code = code
+
+
+def helper_raises(n):
+    if n > 0:
+        raise Stop("from helper", n)
+    return n
+
+
+@case(lambda: (t(3), {"a": 2}))
+def except_key_error_from_dict(x, d):
+    try:
+        k = d["b"]
+    except KeyError:
+        k = d["a"]
+    return x * k
+
+
+@case(lambda: (t(3), [1, 2]))
+def except_index_error_from_list(x, items):
+    try:
+        v = items[5]
+    except IndexError as e:
+        v = len(str(e))
+    return x + v
+
+
+@case(lambda: (t(3),))
+def raise_and_catch_with_args(x):
+    try:
+        raise Stop("stopped", 4)
+    except Stop as e:
+        n = e.args[1]
+    return x * n
+
+
+@case(lambda: (t(3),))
+def raise_class_without_call(x):
+    try:
+        raise Stop
+    except Exception:
+        x = x - 1
+    return x
+
+
+@case(lambda: (t(3),))
+def except_tuple_of_classes(x):
+    try:
+        raise KeyError("k")
+    except (IndexError, KeyError) as e:
+        x = x + len(e.args)
+    return x
+
+
+@case(lambda: (t(3),))
+def handler_order_first_match(x):
+    try:
+        raise Stop("s")
+    except ValueError:
+        x = x + 100
+    except Stop:
+        x = x + 1
+    except Exception:
+        x = x + 10
+    return x
+
+
+@case(lambda: (t(3),))
+def exception_from_inlined_helper(x):
+    y = x * 2
+    try:
+        helper_raises(1)
+        y = y + 100
+    except Stop as e:
+        y = y + e.args[1]
+    return y
+
+
+@case(lambda: (t(3),))
+def helper_without_exception_inside_try(x):
+    try:
+        n = helper_raises(0)
+    except Stop:
+        n = 7
+    return x + n
+
+
+@case(lambda: (t(3),))
+def nested_try_reraise_to_outer(x):
+    try:
+        try:
+            raise ValueError("inner")
+        except ValueError:
+            x = x + 1
+            raise
+    except ValueError as e:
+        x = x * len(str(e))
+    return x
+
+
+@case(lambda: (t(3), [1]))
+def finally_runs_on_exception(x, items):
+    try:
+        try:
+            v = items[3]
+        finally:
+            x = x + 1
+    except IndexError:
+        v = 2
+    return x * v
+
+
+@case(lambda: (t(3),))
+def try_except_else(x):
+    try:
+        y = x + 1
+    except ValueError:
+        y = x
+    else:
+        y = y * 3
+    return y
+
+
+@case(lambda: (t(3),))
+def return_inside_try_with_finally(x):
+    try:
+        return x + 1
+    finally:
+        x = x * 2
+
+
+@case(lambda: (t(3),))
+def raise_in_except_handled_outside(x):
+    try:
+        try:
+            raise Stop("first")
+        except Stop:
+            raise ValueError("second")
+    except ValueError as e:
+        return x + len(e.args[0])
+
+
+@case(lambda: (t(3),))
+def isinstance_of_caught_exception(x):
+    try:
+        raise Stop("s")
+    except Exception as e:
+        if isinstance(e, Stop):
+            return x + 1
+        return x - 1
+
+
+@case(lambda: (t(3),))
+def caught_constant_folding_error(x):
+    try:
+        r = 1 // 0
+    except ZeroDivisionError:
+        r = 5
+    return x * r
+
+
+@case(lambda: (t(3), 1), fallback=ESCAPES)
+def exception_escapes_from_helper(x, n):
+    y = x + 1
+    helper_raises(n)
+    return y
+
+
+@case(lambda: (t(3),), fallback=ESCAPES)
+def unmatched_handler_lets_it_escape(x):
+    try:
+        raise Stop("not caught")
+    except ValueError:
+        return x
+    return x + 1
+
+
+@case(lambda: (t(3),), fallback="an exception class with its own __init__ is not modelled")
+def exception_with_own_init(x):
+    try:
+        raise WithState(3)
+    except WithState as e:
+        return x * e.code
+
+
+@case(lambda: (t(3),), fallback="an exception inside a `with` block is not modelled")
+def exception_inside_no_grad(x):
+    try:
+        with torch.no_grad():
+            raise Stop("in with")
+    except Stop:
+        return x + 1
 
 
 @case(lambda: (t(3),))

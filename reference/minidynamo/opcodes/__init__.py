@@ -43,6 +43,7 @@ def load_all() -> dict[str, Handler]:
         build,
         calls,
         control_flow,
+        exceptions,
         load_store,
         operators,
         stack,

@@ -110,12 +110,15 @@ class ConstantVariable(VariableTracker):
 
 
 def fold(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> VariableTracker:
-    """Evaluate a side-effect-free call on constants now; if it raises, the frame runs
-    eagerly so that the user sees CPython's own exception."""
+    """Evaluate a side-effect-free call on constants now; if it raises, so does the
+    traced program (a frame the exception leaves runs eagerly: the user sees CPython's
+    own exception)."""
+    from minidynamo.variables.exceptions import raise_folded
+
     try:
         result = fn(*args, **kwargs)
     except Exception as e:
-        unimplemented(f"constant folding raised {type(e).__name__}: {e}")
+        raise_folded(e)
     if not is_constant_value(result):
         unimplemented(f"constant folding produced a {type(result).__name__}")
     return ConstantVariable.create(result)

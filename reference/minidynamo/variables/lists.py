@@ -13,6 +13,7 @@ import torch
 from minidynamo.exc import unimplemented
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable
+from minidynamo.variables.exceptions import raise_observed
 from minidynamo.variables.symnode import specialize
 
 if TYPE_CHECKING:
@@ -84,7 +85,7 @@ class BaseListVariable(VariableTracker):
         if isinstance(key, slice):
             return self.new(self.items[key])
         if not -len(self.items) <= key < len(self.items):
-            unimplemented("sequence index out of range")
+            raise_observed(IndexError, f"{self.python_type().__name__} index out of range")
         return self.items[key]
 
     def method_iter(self, tx: InstructionTranslatorBase) -> VariableTracker:

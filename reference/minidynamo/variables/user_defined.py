@@ -80,6 +80,19 @@ class UserDefinedClassVariable(VariableTracker):
         source = None if self.source is None else AttrSource(self.source, name)
         return wrap_class_attribute(tx, self, attr, source)
 
+    def call_function(
+        self,
+        tx: InstructionTranslatorBase,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        """Only exceptions are constructed here (``raise ValueError("...")``)."""
+        from minidynamo.variables.exceptions import ExceptionVariable, has_plain_constructor
+
+        if has_plain_constructor(self.value) and not kwargs:
+            return ExceptionVariable(self.value, args)
+        return super().call_function(tx, args, kwargs)
+
 
 class UserDefinedObjectVariable(VariableTracker):
     """Any other object: its type is guarded, its attributes are read lazily."""
