@@ -289,8 +289,19 @@ class InstructionTranslatorBase:
     ) -> VariableTracker:
         return InliningInstructionTranslator.inline_call(self, fn, args, kwargs)
 
+    def inline_generator(
+        self,
+        fn: BaseUserFunctionVariable,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> InliningGeneratorTranslator:
+        return InliningGeneratorTranslator.build(self, fn, args, kwargs)
+
     def return_value(self, value: VariableTracker) -> None:
         raise NotImplementedError
+
+    def yield_value(self, value: VariableTracker) -> None:
+        unimplemented("yield outside a generator being inlined")
 
 
 def _argrepr(inst: Instruction) -> str:
@@ -480,6 +491,19 @@ class InliningInstructionTranslator(InstructionTranslatorBase):
         args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
+        tx = cls.build(parent, fn, args, kwargs)
+        tx.run()
+        return tx.symbolic_result
+
+    @classmethod
+    def build(
+        cls,
+        parent: InstructionTranslatorBase,
+        fn: BaseUserFunctionVariable,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> InliningInstructionTranslator:
+        """A translator for `fn`'s body, its arguments bound, not yet run."""
         if parent.inline_depth >= config.inline_depth_limit:
             unimplemented(f"inlining deeper than {config.inline_depth_limit} calls")
         code = fn.get_code()
@@ -487,7 +511,7 @@ class InliningInstructionTranslator(InstructionTranslatorBase):
         cells = fn.closure_cells(parent)
         for name in code.co_cellvars:
             cells[name] = CellVariable(symbolic_locals.pop(name, None))
-        tx = cls(
+        return cls(
             output=parent.output,
             code=code,
             f_globals=fn.get_globals(),
@@ -497,9 +521,24 @@ class InliningInstructionTranslator(InstructionTranslatorBase):
             global_source=globals_source(parent, fn.get_globals()),
             inline_depth=parent.inline_depth + 1,
         )
-        tx.run()
-        return tx.symbolic_result
 
     def return_value(self, value: VariableTracker) -> None:
         self.symbolic_result = value
         self.done = True
+
+
+class InliningGeneratorTranslator(InliningInstructionTranslator):
+    """Runs a generator function's body in the caller's graph, one `yield` at a time
+    (Dynamo inlines generators): each item asked for steps it to its next yield."""
+
+    yielded: VariableTracker | None = None
+
+    def next_value(self) -> VariableTracker | None:
+        """The next value yielded, or None once the body has returned."""
+        self.yielded = None
+        while not self.done and self.yielded is None:
+            self.step()
+        return self.yielded
+
+    def yield_value(self, value: VariableTracker) -> None:
+        self.yielded = value

@@ -8,6 +8,7 @@ where our graphs differ from real Dynamo's.
 
 from __future__ import annotations
 
+import dis
 import math
 import operator
 from collections.abc import Callable
@@ -570,7 +571,7 @@ def comprehension_closure(x, n):
     return [x * n + i for i in range(n)]
 
 
-@case(lambda: (t(3),), fallback="generator expressions are not modelled in this issue")
+@case(lambda: (t(3),))
 def generator_sum(x):
     return sum(x * i for i in range(3)), x
 
@@ -1509,11 +1510,7 @@ def with_no_grad(x):
         return x * 2
 
 
-@case(
-    lambda: (t(3),),
-    breaks="calling a generator function runs in CPython",
-    parity="Dynamo inlines generators",
-)
+@case(lambda: (t(3),))
 def call_generator(x):
     return sum(gen(x))
 
@@ -1521,6 +1518,200 @@ def call_generator(x):
 def gen(v):
     yield v
     yield v * 2
+
+
+# --- generators, inlined one yield at a time (as Dynamo does) ---------------------------
+
+
+def countdown(v, n):
+    while n > 0:
+        yield v * n
+        n -= 1
+    return "done"
+
+
+@case(lambda: (t(3),))
+def generator_expression_sum(x):
+    return sum(x * k for k in range(3))
+
+
+@case(lambda: (t(3),))
+def generator_expressions_into_containers(x):
+    pair = tuple(x + i for i in range(2))
+    items = list(x * i for i in (1, 2))
+    return pair[1] - items[0]
+
+
+@case(lambda: (t(3), [1, 2, 3]))
+def generator_expression_any_all_max(x, values):
+    big = any(v > 2 for v in values)
+    small = all(v > 0 for v in values)
+    top = max(v * 2 for v in values)
+    return x * top + big - small
+
+
+@case(lambda: (t(3),))
+def generator_expression_join(x):
+    return x + len("-".join(str(i) for i in range(4)))
+
+
+@case(lambda: (t(3),))
+def generator_expression_with_condition(x):
+    return sum(x * i for i in range(6) if i % 2 == 1)
+
+
+@case(lambda: (t(3), [t(3), t(3)]))
+def generator_expression_over_tensors(x, tensors):
+    return sum(t * x for t in tensors)
+
+
+@case(lambda: (t(3),))
+def nested_generator_expressions(x):
+    return sum(sum(x * i * j for j in range(2)) for i in range(3))
+
+
+@case(lambda: (t(3),))
+def generator_function_with_loop_and_return(x):
+    return sum(countdown(x, 3))
+
+
+@case(lambda: (t(3),))
+def for_loop_over_generator(x):
+    total = x
+    for y in countdown(x, 2):
+        total = total + y
+    return total
+
+
+@case(lambda: (t(3),))
+def next_on_generator(x):
+    g = countdown(x, 3)
+    first = next(g)
+    second = next(g)
+    return first - second
+
+
+@case(lambda: (t(3),))
+def filter_and_map(x):
+    odd = filter(lambda v: v % 2, range(5))
+    return x + sum(map(lambda v: v * 10, odd))
+
+
+@case(lambda: (t(3),))
+def filter_none_over_constants(x):
+    return x + len(list(filter(None, [0, 1, 2, 0])))
+
+
+@case(lambda: (t(3),))
+def zip_and_enumerate_generators(x):
+    total = x
+    for i, (a, b) in enumerate(zip((k for k in range(3)), [4, 5, 6])):
+        total = total + i * a * b
+    return total
+
+
+@case(lambda: (t(3),))
+def exception_caught_around_generator(x):
+    try:
+        n = sum(10 // k for k in [1, 0])
+    except ZeroDivisionError:
+        n = -1
+    return x * n
+
+
+# --- match statements: the case that matches is followed, like an `if` ------------------
+
+# Real Dynamo 2.14 has no handler for 3.10's COPY_DICT_WITHOUT_KEYS: no graph there.
+DYNAMO_NO_DICT_REST = (
+    "Dynamo 2.14 runs a `**rest` mapping pattern eagerly on 3.10 (COPY_DICT_WITHOUT_KEYS)"
+    if "COPY_DICT_WITHOUT_KEYS" in dis.opmap
+    else None
+)
+
+
+class Pair:
+    __match_args__ = ("px", "py")
+
+    def __init__(self, px, py):
+        self.px = px
+        self.py = py
+
+
+def match_op(x, op):
+    match op:
+        case ("add", n):
+            return x + n
+        case ["mul", n, *rest]:
+            return x * n + len(rest)
+        case {"scale": s, **rest}:
+            return x * s + len(rest)
+        case int(n) if n > 2:
+            return x - n
+        case str() | None:
+            return x
+        case Pair(px, py=0):
+            return x + px
+        case _:
+            return x * 0
+
+
+@case(lambda: (t(3), ("add", 2)))
+def match_tuple_pattern(x, op):
+    return match_op(x, op)
+
+
+@case(lambda: (t(3), ["mul", 3, 7, 8]))
+def match_list_with_star(x, op):
+    return match_op(x, op)
+
+
+@case(lambda: (t(3), {"scale": 2, "other": 1}), parity=DYNAMO_NO_DICT_REST)
+def match_mapping_with_rest(x, op):
+    return match_op(x, op)
+
+
+@case(lambda: (t(3), 5))
+def match_class_int_with_guard(x, op):
+    return match_op(x, op)
+
+
+@case(lambda: (t(3), 1))
+def match_falls_through_to_wildcard(x, op):
+    return match_op(x, op)
+
+
+@case(lambda: (t(3), None))
+def match_or_pattern(x, op):
+    return match_op(x, op)
+
+
+@case(lambda: (t(3), Pair(4, 0)))
+def match_user_class_attributes(x, op):
+    return match_op(x, op)
+
+
+@case(lambda: (t(3), Pair(4, 1)))
+def match_user_class_keyword_mismatch(x, op):
+    return match_op(x, op)
+
+
+@case(lambda: (t(3), 2))
+def match_literal_cases(x, n):
+    match n:
+        case 1:
+            return x + 1
+        case 2 | 3:
+            return x + 2
+    return x
+
+
+@case(lambda: (t(2, 3),))
+def match_on_tensor_shape(x):
+    match x.shape:
+        case (rows, cols):
+            return x.sum(0) * rows + cols
+        case _:
+            return x
 
 
 # --- miscellaneous ---------------------------------------------------------------------

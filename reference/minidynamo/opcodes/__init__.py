@@ -45,6 +45,7 @@ def load_all() -> dict[str, Handler]:
         control_flow,
         exceptions,
         load_store,
+        match,
         operators,
         stack,
     )

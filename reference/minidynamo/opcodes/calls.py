@@ -160,6 +160,27 @@ def SET_FUNCTION_ATTRIBUTE(tx: InstructionTranslatorBase, inst: Instruction) -> 
     tx.push(fn)
 
 
+# Generators: their body runs in an InliningGeneratorTranslator, paused at each yield.
+
+
+@handler("GEN_START", until=(3, 10))
+def GEN_START(tx: InstructionTranslatorBase, inst: Instruction) -> None:
+    """Pops the value sent into a new generator, which our translator never pushed."""
+
+
+@handler("RETURN_GENERATOR", since=(3, 11))
+def RETURN_GENERATOR(tx: InstructionTranslatorBase, inst: Instruction) -> None:
+    """The generator's first resumption finds the value sent into it (None)."""
+    tx.push(ConstantVariable(None))
+
+
+@handler("YIELD_VALUE")
+def YIELD_VALUE(tx: InstructionTranslatorBase, inst: Instruction) -> None:
+    """Hand the value to the consumer; on resumption the value sent (None) is pushed."""
+    tx.yield_value(tx.pop())
+    tx.push(ConstantVariable(None))
+
+
 @handler("RETURN_VALUE")
 def RETURN_VALUE(tx: InstructionTranslatorBase, inst: Instruction) -> None:
     tx.return_value(tx.pop())

@@ -15,7 +15,7 @@ from minidynamo.opcodes.exceptions import Block
 from minidynamo.variables.builtin import compare_identity
 from minidynamo.variables.constant import ConstantVariable
 from minidynamo.variables.ctx_manager import GradModeVariable, WithExitFunctionVariable
-from minidynamo.variables.lists import ListIteratorVariable
+from minidynamo.variables.lists import IteratorVariable, ListIteratorVariable
 
 if TYPE_CHECKING:
     from minidynamo.bytecode import Instruction
@@ -88,7 +88,7 @@ def JUMP_IF_TRUE_OR_POP(tx: InstructionTranslatorBase, inst: Instruction) -> Non
 @handler("GET_ITER")
 def GET_ITER(tx: InstructionTranslatorBase, inst: Instruction) -> None:
     iterable = tx.pop()
-    if isinstance(iterable, ListIteratorVariable):
+    if isinstance(iterable, IteratorVariable):
         tx.push(iterable)
     else:
         tx.push(ListIteratorVariable(iterable.unpack_var_sequence(tx)))
@@ -96,7 +96,7 @@ def GET_ITER(tx: InstructionTranslatorBase, inst: Instruction) -> None:
 
 def next_item(tx: InstructionTranslatorBase) -> VariableTracker | None:
     iterator = tx.stack[-1]
-    if not isinstance(iterator, ListIteratorVariable):
+    if not isinstance(iterator, IteratorVariable):
         unimplemented(f"FOR_ITER over {iterator!r}")
     return iterator.next_variable()
 

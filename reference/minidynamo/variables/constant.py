@@ -99,6 +99,13 @@ class ConstantVariable(VariableTracker):
         args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
+        from minidynamo.variables.lists import IteratorVariable, TupleVariable
+
+        # An iterator argument (`"".join(str(i) for i in ...)`) is consumed first.
+        args = [
+            TupleVariable(arg.unpack_var_sequence(tx)) if isinstance(arg, IteratorVariable) else arg
+            for arg in args
+        ]
         values = [arg.as_python_constant() for arg in args]
         kwvalues = {key: arg.as_python_constant() for key, arg in kwargs.items()}
         return fold(getattr(self.value, name), values, kwvalues)

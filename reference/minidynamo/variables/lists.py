@@ -279,7 +279,24 @@ class ListVariable(BaseListVariable):
         return ListVariable(self.items)
 
 
-class ListIteratorVariable(VariableTracker):
+class IteratorVariable(VariableTracker):
+    """An iterator: `for` loops, `next` and consuming builtins take its items one by one."""
+
+    def next_variable(self) -> VariableTracker | None:
+        """The next item, or None when the iterator is exhausted."""
+        raise NotImplementedError
+
+    def unpack_var_sequence(self, tx: InstructionTranslatorBase) -> list[VariableTracker]:
+        items = []
+        while (item := self.next_variable()) is not None:
+            items.append(item)
+        return items
+
+    def method_iter(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        return self
+
+
+class ListIteratorVariable(IteratorVariable):
     """The iterator of an unrolled `for` loop: items are known at trace time."""
 
     def __init__(self, items: list[VariableTracker]) -> None:
@@ -291,7 +308,6 @@ class ListIteratorVariable(VariableTracker):
         return f"ListIteratorVariable(length={len(self.items)}, index={self.index})"
 
     def next_variable(self) -> VariableTracker | None:
-        """The next item, or None when the iterator is exhausted."""
         if self.index >= len(self.items):
             return None
         self.index += 1
@@ -300,6 +316,3 @@ class ListIteratorVariable(VariableTracker):
     def unpack_var_sequence(self, tx: InstructionTranslatorBase) -> list[VariableTracker]:
         rest, self.index = self.items[self.index :], len(self.items)
         return rest
-
-    def method_iter(self, tx: InstructionTranslatorBase) -> VariableTracker:
-        return self
