@@ -67,6 +67,12 @@ _TYPES = [
         "The traced code raised an exception that no handler in the frame catches.",
         "CPython runs the frame and raises it; avoid raising on the compiled path.",
     ),
+    GraphBreakType(
+        "GB8977",
+        "class definition",
+        "A class statement inside the compiled function is not traced: CPython runs it.",
+        "Define the class outside the compiled function.",
+    ),
 ]
 
 REGISTRY: dict[str, GraphBreakType] = {gb.gb_id: gb for gb in _TYPES}
@@ -79,3 +85,4 @@ SKIPPED_FUNCTION = "GB0005"
 UNSUPPORTED_OPCODE = "GB0006"
 UNSUPPORTED_CALL = "GB0007"
 OBSERVED_EXCEPTION = "GB0088"
+CLASS_DEFINITION = "GB8977"

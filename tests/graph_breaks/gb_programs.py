@@ -42,7 +42,6 @@ COMPREHENSION_FUNCTION = (
 # Documented differences from real Dynamo (torch 2.14.1).
 NUMPY = "Dynamo traces NumPy calls as tensor operations; our continuation runs eagerly"
 NESTED_FUNCTION = "a function defined in the frame makes the frame run eagerly"
-NESTED_CLASS = "a class defined in the frame makes the frame run eagerly"
 NO_CONTINUATION_GRAPH = (
     "Dynamo 2.14.1 never starts tracing this continuation (TORCH_LOGS=dynamo), after a "
     "new attribute, a new object or a global dict's item crossed the break; we compile it"
@@ -513,7 +512,7 @@ def lambda_breaks(x):
     return f(x) + 1
 
 
-@case(x3, fallback=NESTED_CLASS, parity=NESTED_CLASS)
+@case(x3)
 def unknown_callable_object(x):
     class Callable_:
         def __call__(self, v):
@@ -973,6 +972,16 @@ def print_inside_except_handler(x):
         print("handling")
         x = x + 1
     return x * 2
+
+
+@case(x3)
+def class_statement_between_ops(x):
+    y = x * 2
+
+    class Local(Exception):
+        pass
+
+    return y + len(Local.__name__)
 
 
 @case(x3)

@@ -8,6 +8,7 @@ on constants they are folded; on lists, tuples and dicts they call the container
 
 from __future__ import annotations
 
+import builtins
 import math
 import operator
 from collections.abc import Callable, Iterator
@@ -364,6 +365,11 @@ def _call_sum(
     return total
 
 
+def _call_build_class(tx: InstructionTranslatorBase, *args: VariableTracker) -> VariableTracker:
+    """A class statement: the graph breaks there (Dynamo too) and CPython builds the class."""
+    unimplemented("class statement (__build_class__)", gb.CLASS_DEFINITION)
+
+
 def _call_abs(tx: InstructionTranslatorBase, value: VariableTracker) -> VariableTracker:
     return call_operator(tx, operator.abs, [value])
 
@@ -403,5 +409,6 @@ BUILTIN_HANDLERS: dict[Callable, Callable[..., VariableTracker]] = {
     filter: _call_filter,
     sum: _call_sum,
     abs: _call_abs,
+    builtins.__build_class__: _call_build_class,
     **{fn: _fold_over_constants(fn) for fn in (min, max, any, all, sorted)},
 }

@@ -246,7 +246,15 @@ class NestedUserFunctionVariable(BaseUserFunctionVariable):
         return dict(zip(self.code.co_freevars, cells, strict=False))  # type: ignore[arg-type]
 
     def reconstruct(self, codegen: PyCodegen) -> None:
-        unimplemented(f"returning the nested function {self.code.co_name} from a frame")
+        """A class body (no closure, no defaults), passed to ``__build_class__`` at a graph
+        break: a function made once from its code serves every call (class bodies run
+        once per class statement, their function object is not observable)."""
+        is_class_body = not self.code.co_flags & inspect.CO_NEWLOCALS
+        if not is_class_body or self.closure or self.defaults or self.kwdefaults:
+            unimplemented(f"returning the nested function {self.code.co_name} from a frame")
+        name = f"__class_body_{self.code.co_name}_{self.code.co_firstlineno}"
+        codegen.output.install_global(name, types.FunctionType(self.code, self.f_globals))
+        codegen.load_global(name)
 
 
 class UserMethodVariable(VariableTracker):
