@@ -534,10 +534,15 @@ class InliningGeneratorTranslator(InliningInstructionTranslator):
     yielded: VariableTracker | None = None
 
     def next_value(self) -> VariableTracker | None:
-        """The next value yielded, or None once the body has returned."""
+        """The next value yielded, or None once the body has returned (or raised: a
+        generator that raised is finished)."""
         self.yielded = None
-        while not self.done and self.yielded is None:
-            self.step()
+        try:
+            while not self.done and self.yielded is None:
+                self.step()
+        except ObservedException:
+            self.done = True
+            raise
         return self.yielded
 
     def yield_value(self, value: VariableTracker) -> None:

@@ -46,7 +46,7 @@ NO_CONTINUATION_GRAPH = (
     "Dynamo 2.14.1 never starts tracing this continuation (TORCH_LOGS=dynamo), after a "
     "new attribute, a new object or a global dict's item crossed the break; we compile it"
 )
-RAISE = "raise is not traced: the continuation runs eagerly (Dynamo captures no graph either)"
+RAISE = "the continuation raises (GB0088): CPython runs it (Dynamo captures no graph either)"
 
 
 def t(*shape: int) -> torch.Tensor:

@@ -1447,7 +1447,7 @@ def raise_in_except_handled_outside(x):
         try:
             raise Stop("first")
         except Stop:
-            raise ValueError("second")
+            raise ValueError("second")  # noqa: B904 (chaining with `from` is not modelled)
     except ValueError as e:
         return x + len(e.args[0])
 
@@ -1605,9 +1605,25 @@ def filter_none_over_constants(x):
 @case(lambda: (t(3),))
 def zip_and_enumerate_generators(x):
     total = x
-    for i, (a, b) in enumerate(zip((k for k in range(3)), [4, 5, 6])):
+    for i, (a, b) in enumerate(zip((k for k in range(3)), [4, 5, 6])):  # noqa: B905
         total = total + i * a * b
     return total
+
+
+def yield_then_raise(v):
+    yield v + 1
+    raise Stop("generator failed")
+
+
+@case(lambda: (t(3),))
+def generator_finished_after_raising(x):
+    g = yield_then_raise(x)
+    first = next(g)
+    try:
+        next(g)
+    except Stop:
+        pass
+    return first + sum(g)
 
 
 @case(lambda: (t(3),))

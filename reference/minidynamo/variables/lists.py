@@ -85,7 +85,8 @@ class BaseListVariable(VariableTracker):
         if isinstance(key, slice):
             return self.new(self.items[key])
         if not -len(self.items) <= key < len(self.items):
-            raise_observed(IndexError, f"{self.python_type().__name__} index out of range")
+            kind = "tuple" if issubclass(self.python_type(), tuple) else "list"
+            raise_observed(IndexError, f"{kind} index out of range")
         return self.items[key]
 
     def method_iter(self, tx: InstructionTranslatorBase) -> VariableTracker:
