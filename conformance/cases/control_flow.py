@@ -108,3 +108,23 @@ def nested_if(x, n):
             return x + 1
         return x - 1
     return x
+
+
+@case(tags=["control-flow"], calls=[Call(T(2), {"scale": 3, "bias": 1})], expect=one_graph("mul"))
+def match_mapping_pattern(x, cfg):
+    match cfg:
+        case {"scale": s}:
+            return x * s
+        case _:
+            return x
+
+
+@case(tags=["control-flow"], calls=[Call(T(2), 4)], expect=one_graph("sub"))
+def match_class_pattern_with_guard(x, n):
+    match n:
+        case str():
+            return x
+        case int(v) if v > 2:
+            return x - v
+        case _:
+            return x + 1

@@ -121,3 +121,31 @@ def context_manager_no_grad(x):
     with torch.no_grad():
         y = x * 2
     return y + 1
+
+
+def _raise_stop(n):
+    if n > 0:
+        raise Stop("from helper", n)
+    return n
+
+
+@case(tags=["exceptions", "inlining"], calls=[Call(T(3))], expect=Expect(frames=1, graphs=1))
+def exception_from_inlined_call_caught(x):
+    """The helper's raise unwinds to the caller's handler while tracing: one graph."""
+    try:
+        _raise_stop(2)
+        return x
+    except Stop as e:
+        return x * e.args[1]
+
+
+@case(tags=["exceptions"], calls=[Call(T(3), [1, 2])], expect=Expect(frames=1, graphs=1))
+def finally_runs_when_index_error_is_caught(x, items):
+    try:
+        try:
+            v = items[5]
+        finally:
+            x = x + 1
+    except IndexError:
+        v = 2
+    return x * v

@@ -136,3 +136,15 @@ def loop_over_string(x):
 def generator_expression_sum(x):
     """sum() adds each item to a running total that starts at 0: four adds."""
     return sum(x + k for k in range(2))
+
+
+def _countdown(v, n):
+    while n > 0:
+        yield v * n
+        n -= 1
+
+
+@case(tags=["loops", "inlining"], calls=[Call(T(2))], expect=one_graph("mul", "add", "mul", "add"))
+def generator_function_consumed_by_sum(x):
+    """The generator is inlined one yield at a time: its ops interleave with sum's."""
+    return sum(_countdown(x, 2))

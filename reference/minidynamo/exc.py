@@ -4,13 +4,19 @@
 model, naming a reason of `graph_break_registry`. The translator turns it into a graph
 break where it can (a call, a branch on a tensor); otherwise `convert_frame` runs the
 frame eagerly. `fullgraph=True` raises it to the user with `describe`'s text.
+
+`ObservedException` is the traced program's own exception (a `raise`, `l[3]` out of
+range): the translator unwinds to the frame's handler, as CPython would.
 """
 
 from __future__ import annotations
 
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from minidynamo.graph_break_registry import REGISTRY, UNSUPPORTED
+
+if TYPE_CHECKING:
+    from minidynamo.variables.base import VariableTracker
 
 
 class Unsupported(Exception):
@@ -45,3 +51,13 @@ class Unsupported(Exception):
 def unimplemented(reason: str, gb_id: str = UNSUPPORTED) -> NoReturn:
     """Stop tracing because of `reason` (a short sentence), of registry type `gb_id`."""
     raise Unsupported(reason, gb_id)
+
+
+class ObservedException(Exception):
+    """The traced code raised `exception` (an ExceptionVariable); `user_stack` as in
+    `Unsupported`, filled in while it leaves translators without a handler."""
+
+    def __init__(self, exception: VariableTracker) -> None:
+        super().__init__(repr(exception))
+        self.exception = exception
+        self.user_stack: list[tuple[str, int, str, str]] = []

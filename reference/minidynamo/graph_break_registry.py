@@ -100,10 +100,17 @@ _TYPES = [
     ),
     GraphBreakType(
         "GB0012",
-        "exception while tracing",
-        "The traced code raises here; the frame runs in CPython, which raises it.",
-        "Fix the error, or catch it outside the compiled function.",
+        "observed exception",
+        "The traced code raised an exception that no handler in the frame catches.",
+        "CPython runs the frame and raises it; avoid raising on the compiled path.",
         "GB0088",
+    ),
+    GraphBreakType(
+        "GB0013",
+        "class definition",
+        "A class statement inside the compiled function is not traced: CPython runs it.",
+        "Define the class outside the compiled function.",
+        "GB8977",
     ),
 ]
 
@@ -120,4 +127,5 @@ TENSOR_ITEM = "GB0008"
 TENSOR_TOLIST = "GB0009"
 DISABLED_FUNCTION = "GB0010"
 DYNAMIC_SHAPE = "GB0011"
-RAISED_WHILE_TRACING = "GB0012"
+OBSERVED_EXCEPTION = "GB0012"
+CLASS_DEFINITION = "GB0013"

@@ -37,10 +37,12 @@ from minidynamo.bytecode import (
     stack_effect,
 )
 from minidynamo.codegen import PyCodegen
-from minidynamo.exc import Unsupported, unimplemented
+from minidynamo.exc import ObservedException, Unsupported, unimplemented
 from minidynamo.opcodes import load_all
+from minidynamo.opcodes.exceptions import Block
 from minidynamo.source import GlobalSource, LocalSource
 from minidynamo.variables.base import VariableTracker
+from minidynamo.variables.constant import ConstantVariable
 from minidynamo.variables.ctx_manager import WithExitFunctionVariable, set_grad_enabled
 from minidynamo.variables.functions import globals_source
 from minidynamo.variables.misc import CellVariable, NullVariable
@@ -96,6 +98,9 @@ class InstructionTranslatorBase:
         self.inline_depth = inline_depth
         self.lineno = code.co_firstlineno
         self.kw_names: tuple[str, ...] | None = None  # KW_NAMES, read by the next CALL
+        self.block_stack: list[Block] = []
+        # The exceptions being handled, innermost last (a bare `raise` re-raises it).
+        self.handled_exceptions: list[VariableTracker] = []
         self.done = False
 
     # The stack.
@@ -141,25 +146,83 @@ class InstructionTranslatorBase:
         try:
             if handler is None:
                 unimplemented(f"opcode {inst.opname}", gb.UNSUPPORTED_OPCODE)
-            if inst.exn_tab_entry is not None and not self.is_cleanup_handler(inst):
-                unimplemented("code inside a try block (exceptions are not modelled)")
             handler(self, inst)
+        except ObservedException as e:
+            e.user_stack.append(self.frame_summary())
+            self.handle_exception(inst, e)
         except Unsupported as e:
-            filename, lineno, line = self.source_location()
-            e.user_stack.append((filename, lineno, self.code.co_name, line))
+            e.user_stack.append(self.frame_summary())
             self.locate_break(e, self.instruction_pointer - 1)
             raise
 
+    def frame_summary(self) -> tuple[str, int, str, str]:
+        filename, lineno, line = self.source_location()
+        return filename, lineno, self.code.co_name, line
+
     def locate_break(self, error: Unsupported, index: int) -> None:
         """Where the frame could break its graph for `error` (only the top-level frame)."""
+
+    # Exceptions raised by the traced program (seed 004: Dynamo traces try/except).
+
+    def handle_exception(self, inst: Instruction, error: ObservedException) -> None:
+        """Continue at the handler that catches `error` raised by `inst`, as CPython
+        does (3.11+: the exception table; 3.10: the block stack), or let it leave."""
+        entry = inst.exn_tab_entry
+        if entry is not None:
+            if self.is_with_handler(entry.target):
+                self.exception_in_with_block(error)
+            del self.stack[entry.depth :]
+            if entry.lasti:
+                self.push(ConstantVariable(inst.offset))
+            self.push(error.exception)
+            self.instruction_pointer = self.index_of[id(entry.target)]
+            return
+        while self.block_stack:
+            block = self.block_stack.pop()
+            del self.stack[block.level :]
+            if block.kind == "except_handler":  # the handler raised: it is done
+                self.handled_exceptions.pop()
+                continue
+            if block.kind == "with":
+                self.exception_in_with_block(error)
+            self.block_stack.append(Block("except_handler", None, len(self.stack)))
+            self.handled_exceptions.append(error.exception)
+            exc_type = VariableBuilder(self, None)(error.exception.python_type())
+            none = ConstantVariable(None)  # tracebacks, and the previous exception
+            for value in (none, none, none, none, error.exception, exc_type):
+                self.push(value)
+            self.instruction_pointer = self.index_of[id(block.handler)]
+            return
+        raise error
+
+    def is_with_handler(self, handler: Instruction) -> bool:
+        start = self.index_of[id(handler)]
+        return [i.opname for i in self.instructions[start : start + 2]] == _WITH_HANDLER
+
+    def exception_in_with_block(self, error: ObservedException) -> None:
+        """The handler would call ``__exit__`` with the exception: not modelled."""
+        unsupported = Unsupported(
+            f"exception {error.exception!r} raised inside a `with` block",
+            gb.OBSERVED_EXCEPTION,
+        )
+        unsupported.user_stack = error.user_stack
+        raise unsupported
+
+    def in_try_block(self, index: int) -> bool:
+        """Inside a user's try/except/finally (not a `with` block or the cleanup of an
+        inlined comprehension): a graph break there skips the frame, as in Dynamo."""
+        inst = self.instructions[index]
+        if inst.exn_tab_entry is not None:
+            return not self.is_cleanup_handler(inst)
+        return any(block.kind != "with" for block in self.block_stack)
 
     def is_cleanup_handler(self, inst: Instruction) -> bool:
         """A 3.12+ inlined comprehension's handler only restores locals and re-raises, a
         `with` block's handler calls ``__exit__`` with the exception: tracing as if it
         were absent is exact while nothing raises, unlike a user's `except`."""
-        start = self.index_of[id(inst.exn_tab_entry.target)]
-        if [i.opname for i in self.instructions[start : start + 2]] == _WITH_HANDLER:
+        if self.is_with_handler(inst.exn_tab_entry.target):
             return True
+        start = self.index_of[id(inst.exn_tab_entry.target)]
         for handler_inst in self.instructions[start:]:
             if handler_inst.opname == "RERAISE":
                 return True
@@ -231,8 +294,19 @@ class InstructionTranslatorBase:
     ) -> VariableTracker:
         return InliningInstructionTranslator.inline_call(self, fn, args, kwargs)
 
+    def inline_generator(
+        self,
+        fn: BaseUserFunctionVariable,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> InliningGeneratorTranslator:
+        return InliningGeneratorTranslator.build(self, fn, args, kwargs)
+
     def return_value(self, value: VariableTracker) -> None:
         raise NotImplementedError
+
+    def yield_value(self, value: VariableTracker) -> None:
+        unimplemented("yield outside a generator being inlined")
 
 
 def _argrepr(inst: Instruction) -> str:
@@ -286,6 +360,18 @@ class InstructionTranslator(InstructionTranslatorBase):
         # Set when translation restarts after an Unsupported: stop there and break.
         self.break_span = break_span
 
+    def run(self) -> None:
+        """An exception that leaves the frame is raised by CPython running the frame
+        (Dynamo's "observed exception": the frame is skipped)."""
+        try:
+            super().run()
+        except ObservedException as e:
+            error = Unsupported(
+                f"exception {e.exception!r} raised while tracing", gb.OBSERVED_EXCEPTION
+            )
+            error.user_stack = e.user_stack
+            raise error from None
+
     def return_value(self, value: VariableTracker) -> None:
         self.output_instructions = self.output.compile_subgraph(
             self, [value], stored_cells=self.changed_cells()
@@ -307,12 +393,12 @@ class InstructionTranslator(InstructionTranslatorBase):
         enters them again; it is a closure over the frame's cells."""
         inst = self.instructions[index]
         is_branch = error.gb_id == gb.DATA_DEPENDENT_BRANCH and inst.opname in _BRANCHES
-        if error.gb_id == gb.RAISED_WHILE_TRACING:
-            return  # CPython runs the frame and raises, as Dynamo's observed exceptions
         if not (inst.opname in _CALLS or is_branch):
             return
         if self.has_backedge(index):
             return
+        if self.in_try_block(index):
+            return  # as Dynamo: a break inside a try block skips the frame
         first = index
         while self.instructions[first - 1].opname in _CALL_PREFIXES:
             first -= 1
@@ -454,6 +540,19 @@ class InliningInstructionTranslator(InstructionTranslatorBase):
         args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
+        tx = cls.build(parent, fn, args, kwargs)
+        tx.run()
+        return tx.symbolic_result
+
+    @classmethod
+    def build(
+        cls,
+        parent: InstructionTranslatorBase,
+        fn: BaseUserFunctionVariable,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> InliningInstructionTranslator:
+        """A translator for `fn`'s body, its arguments bound, not yet run."""
         if parent.inline_depth >= config.inline_depth_limit:
             unimplemented(f"inlining deeper than {config.inline_depth_limit} calls")
         code = fn.get_code()
@@ -461,7 +560,7 @@ class InliningInstructionTranslator(InstructionTranslatorBase):
         cells = fn.closure_cells(parent)
         for name in code.co_cellvars:
             cells[name] = CellVariable(symbolic_locals.pop(name, None))
-        tx = cls(
+        return cls(
             output=parent.output,
             code=code,
             f_globals=fn.get_globals(),
@@ -471,9 +570,29 @@ class InliningInstructionTranslator(InstructionTranslatorBase):
             global_source=globals_source(parent, fn.get_globals()),
             inline_depth=parent.inline_depth + 1,
         )
-        tx.run()
-        return tx.symbolic_result
 
     def return_value(self, value: VariableTracker) -> None:
         self.symbolic_result = value
         self.done = True
+
+
+class InliningGeneratorTranslator(InliningInstructionTranslator):
+    """Runs a generator function's body in the caller's graph, one `yield` at a time
+    (Dynamo inlines generators): each item asked for steps it to its next yield."""
+
+    yielded: VariableTracker | None = None
+
+    def next_value(self) -> VariableTracker | None:
+        """The next value yielded, or None once the body has returned (or raised: a
+        generator that raised is finished)."""
+        self.yielded = None
+        try:
+            while not self.done and self.yielded is None:
+                self.step()
+        except ObservedException:
+            self.done = True
+            raise
+        return self.yielded
+
+    def yield_value(self, value: VariableTracker) -> None:
+        self.yielded = value

@@ -27,12 +27,11 @@ def case(
 
 # Documented differences from real Dynamo (torch 2.14.1).
 NUMPY = "Dynamo traces NumPy calls as tensor operations; our continuation runs eagerly"
-NESTED_CLASS = "a class defined in the frame makes the frame run eagerly"
 CONSTRUCTION_BREAKS = (
     "constructing a user object breaks (Dynamo traces it); the continuation holds the "
     "tensor only inside the new object, so it has no tensor and runs in CPython: no graph"
 )
-RAISE = "raise is not traced: the continuation runs eagerly (Dynamo captures no graph either)"
+RAISE = "the continuation raises (Dynamo's GB0088): CPython runs it (no graph, as in Dynamo)"
 
 
 def t(*shape: int) -> torch.Tensor:
@@ -498,7 +497,7 @@ def lambda_breaks(x):
     return f(x) + 1
 
 
-@case(x3, fallback=NESTED_CLASS, parity=NESTED_CLASS)
+@case(x3)
 def unknown_callable_object(x):
     class Callable_:
         def __call__(self, v):
@@ -1111,6 +1110,46 @@ def print_inside_finally_block(x):
     finally:
         y = y - 1
     return y + 1
+
+
+@case(x3, fallback=BREAK_IN_TRY)
+def print_inside_except_handler(x):
+    try:
+        raise ValueError("caught")
+    except ValueError:
+        print("handling")
+        x = x + 1
+    return x * 2
+
+
+@case(x3)
+def class_statement_between_ops(x):
+    y = x * 2
+
+    class Local(Exception):
+        pass
+
+    return y + len(Local.__name__)
+
+
+@case(x3)
+def print_after_try_block(x):
+    try:
+        y = x + 1
+    except ValueError:
+        y = x
+    print("after")
+    return y * 2
+
+
+@case(x3)
+def print_after_caught_exception(x):
+    try:
+        [][0]
+    except IndexError:
+        x = x + 1
+    print("after")
+    return x * 2
 
 
 @case(x3, fallback=BREAK_IN_TRY)

@@ -8,6 +8,7 @@ where our graphs differ from real Dynamo's.
 
 from __future__ import annotations
 
+import dis
 import math
 import operator
 from collections.abc import Callable
@@ -570,7 +571,7 @@ def comprehension_closure(x, n):
     return [x * n + i for i in range(n)]
 
 
-@case(lambda: (t(3),), fallback="generator expressions are not modelled in this issue")
+@case(lambda: (t(3),))
 def generator_sum(x):
     return sum(x * i for i in range(3)), x
 
@@ -1261,7 +1262,10 @@ def assign_global(x):
 # --- exceptions: the compiled function raises what eager raises ------------------------
 
 
-@case(lambda: (t(3), 0), fallback="raise runs in CPython")
+ESCAPES = "an exception leaves the frame: CPython runs it and raises (Dynamo's GB0088)"
+
+
+@case(lambda: (t(3), 0), fallback=ESCAPES)
 def raise_value_error(x, n):
     if n == 0:
         raise ValueError("n must not be zero")
@@ -1273,12 +1277,12 @@ def shape_mismatch(x, y):
     return x + y
 
 
-@case(lambda: (t(3), [1]), fallback="IndexError is raised by the eager frame")
+@case(lambda: (t(3), [1]), fallback=ESCAPES)
 def index_error(x, items):
     return x * items[3]
 
 
-@case(lambda: (t(3), {"a": 1}), fallback="KeyError is raised by the eager frame")
+@case(lambda: (t(3), {"a": 1}), fallback=ESCAPES)
 def key_error(x, d):
     return x * d["b"]
 
@@ -1288,22 +1292,226 @@ def type_error_call(x):
     return helper_mul(x, 1, 2, 3)
 
 
-@case(lambda: (t(3), 0), fallback="ZeroDivisionError is raised by the eager frame")
+@case(lambda: (t(3), 0), fallback=ESCAPES)
 def zero_division_constant(x, n):
     return x * (1 / n)
 
 
-@case(lambda: (t(3), "a"), fallback="TypeError is raised by the eager frame")
+@case(lambda: (t(3), "a"), fallback=ESCAPES)
 def type_error_operator(x, s):
     return x * (s + 1)
 
 
-@case(lambda: (t(3),), fallback="try/except is not modelled in this issue")
+@case(lambda: (t(3),))
 def try_except(x):
     try:
         return x + 1
     except ValueError:
         return x
+
+
+# --- exceptions raised and caught while tracing (Dynamo traces both paths' choice) -------
+
+
+class Stop(Exception):
+    """A user exception class without a constructor of its own."""
+
+
+class WithState(Exception):
+    def __init__(self, code):
+        super().__init__(code)
+        self.code = code
+
+
+def helper_raises(n):
+    if n > 0:
+        raise Stop("from helper", n)
+    return n
+
+
+@case(lambda: (t(3), {"a": 2}))
+def except_key_error_from_dict(x, d):
+    try:
+        k = d["b"]
+    except KeyError:
+        k = d["a"]
+    return x * k
+
+
+@case(lambda: (t(3), [1, 2]))
+def except_index_error_from_list(x, items):
+    try:
+        v = items[5]
+    except IndexError as e:
+        v = len(str(e))
+    return x + v
+
+
+@case(lambda: (t(3),))
+def raise_and_catch_with_args(x):
+    try:
+        raise Stop("stopped", 4)
+    except Stop as e:
+        n = e.args[1]
+    return x * n
+
+
+@case(lambda: (t(3),))
+def raise_class_without_call(x):
+    try:
+        raise Stop
+    except Exception:
+        x = x - 1
+    return x
+
+
+@case(lambda: (t(3),))
+def except_tuple_of_classes(x):
+    try:
+        raise KeyError("k")
+    except (IndexError, KeyError) as e:
+        x = x + len(e.args)
+    return x
+
+
+@case(lambda: (t(3),))
+def handler_order_first_match(x):
+    try:
+        raise Stop("s")
+    except ValueError:
+        x = x + 100
+    except Stop:
+        x = x + 1
+    except Exception:
+        x = x + 10
+    return x
+
+
+@case(lambda: (t(3),))
+def exception_from_inlined_helper(x):
+    y = x * 2
+    try:
+        helper_raises(1)
+        y = y + 100
+    except Stop as e:
+        y = y + e.args[1]
+    return y
+
+
+@case(lambda: (t(3),))
+def helper_without_exception_inside_try(x):
+    try:
+        n = helper_raises(0)
+    except Stop:
+        n = 7
+    return x + n
+
+
+@case(lambda: (t(3),))
+def nested_try_reraise_to_outer(x):
+    try:
+        try:
+            raise ValueError("inner")
+        except ValueError:
+            x = x + 1
+            raise
+    except ValueError as e:
+        x = x * len(str(e))
+    return x
+
+
+@case(lambda: (t(3), [1]))
+def finally_runs_on_exception(x, items):
+    try:
+        try:
+            v = items[3]
+        finally:
+            x = x + 1
+    except IndexError:
+        v = 2
+    return x * v
+
+
+@case(lambda: (t(3),))
+def try_except_else(x):
+    try:
+        y = x + 1
+    except ValueError:
+        y = x
+    else:
+        y = y * 3
+    return y
+
+
+@case(lambda: (t(3),))
+def return_inside_try_with_finally(x):
+    try:
+        return x + 1
+    finally:
+        x = x * 2
+
+
+@case(lambda: (t(3),))
+def raise_in_except_handled_outside(x):
+    try:
+        try:
+            raise Stop("first")
+        except Stop:
+            raise ValueError("second")  # noqa: B904 (chaining with `from` is not modelled)
+    except ValueError as e:
+        return x + len(e.args[0])
+
+
+@case(lambda: (t(3),))
+def isinstance_of_caught_exception(x):
+    try:
+        raise Stop("s")
+    except Exception as e:
+        if isinstance(e, Stop):
+            return x + 1
+        return x - 1
+
+
+@case(lambda: (t(3),))
+def caught_constant_folding_error(x):
+    try:
+        r = 1 // 0
+    except ZeroDivisionError:
+        r = 5
+    return x * r
+
+
+@case(lambda: (t(3), 1), fallback=ESCAPES)
+def exception_escapes_from_helper(x, n):
+    y = x + 1
+    helper_raises(n)
+    return y
+
+
+@case(lambda: (t(3),), fallback=ESCAPES)
+def unmatched_handler_lets_it_escape(x):
+    try:
+        raise Stop("not caught")
+    except ValueError:
+        return x
+    return x + 1
+
+
+@case(lambda: (t(3),), fallback="an exception class with its own __init__ is not modelled")
+def exception_with_own_init(x):
+    try:
+        raise WithState(3)
+    except WithState as e:
+        return x * e.code
+
+
+@case(lambda: (t(3),), fallback="an exception inside a `with` block is not modelled")
+def exception_inside_no_grad(x):
+    try:
+        with torch.no_grad():
+            raise Stop("in with")
+    except Stop:
+        return x + 1
 
 
 @case(lambda: (t(3),))
@@ -1312,11 +1520,7 @@ def with_no_grad(x):
         return x * 2
 
 
-@case(
-    lambda: (t(3),),
-    breaks="calling a generator function runs in CPython",
-    parity="Dynamo inlines generators",
-)
+@case(lambda: (t(3),))
 def call_generator(x):
     return sum(gen(x))
 
@@ -1324,6 +1528,216 @@ def call_generator(x):
 def gen(v):
     yield v
     yield v * 2
+
+
+# --- generators, inlined one yield at a time (as Dynamo does) ---------------------------
+
+
+def countdown(v, n):
+    while n > 0:
+        yield v * n
+        n -= 1
+    return "done"
+
+
+@case(lambda: (t(3),))
+def generator_expression_sum(x):
+    return sum(x * k for k in range(3))
+
+
+@case(lambda: (t(3),))
+def generator_expressions_into_containers(x):
+    pair = tuple(x + i for i in range(2))
+    items = list(x * i for i in (1, 2))
+    return pair[1] - items[0]
+
+
+@case(lambda: (t(3), [1, 2, 3]))
+def generator_expression_any_all_max(x, values):
+    big = any(v > 2 for v in values)
+    small = all(v > 0 for v in values)
+    top = max(v * 2 for v in values)
+    return x * top + big - small
+
+
+@case(lambda: (t(3),))
+def generator_expression_join(x):
+    return x + len("-".join(str(i) for i in range(4)))
+
+
+@case(lambda: (t(3),))
+def generator_expression_with_condition(x):
+    return sum(x * i for i in range(6) if i % 2 == 1)
+
+
+@case(lambda: (t(3), [t(3), t(3)]))
+def generator_expression_over_tensors(x, tensors):
+    return sum(t * x for t in tensors)
+
+
+@case(lambda: (t(3),))
+def nested_generator_expressions(x):
+    return sum(sum(x * i * j for j in range(2)) for i in range(3))
+
+
+@case(lambda: (t(3),))
+def generator_function_with_loop_and_return(x):
+    return sum(countdown(x, 3))
+
+
+@case(lambda: (t(3),))
+def for_loop_over_generator(x):
+    total = x
+    for y in countdown(x, 2):
+        total = total + y
+    return total
+
+
+@case(lambda: (t(3),))
+def next_on_generator(x):
+    g = countdown(x, 3)
+    first = next(g)
+    second = next(g)
+    return first - second
+
+
+@case(lambda: (t(3),))
+def filter_and_map(x):
+    odd = filter(lambda v: v % 2, range(5))
+    return x + sum(map(lambda v: v * 10, odd))
+
+
+@case(lambda: (t(3),))
+def filter_none_over_constants(x):
+    return x + len(list(filter(None, [0, 1, 2, 0])))
+
+
+@case(lambda: (t(3),))
+def zip_and_enumerate_generators(x):
+    total = x
+    for i, (a, b) in enumerate(zip((k for k in range(3)), [4, 5, 6])):  # noqa: B905
+        total = total + i * a * b
+    return total
+
+
+def yield_then_raise(v):
+    yield v + 1
+    raise Stop("generator failed")
+
+
+@case(lambda: (t(3),))
+def generator_finished_after_raising(x):
+    g = yield_then_raise(x)
+    first = next(g)
+    try:
+        next(g)
+    except Stop:
+        pass
+    return first + sum(g)
+
+
+@case(lambda: (t(3),))
+def exception_caught_around_generator(x):
+    try:
+        n = sum(10 // k for k in [1, 0])
+    except ZeroDivisionError:
+        n = -1
+    return x * n
+
+
+# --- match statements: the case that matches is followed, like an `if` ------------------
+
+# Real Dynamo 2.14 has no handler for 3.10's COPY_DICT_WITHOUT_KEYS: no graph there.
+DYNAMO_NO_DICT_REST = (
+    "Dynamo 2.14 runs a `**rest` mapping pattern eagerly on 3.10 (COPY_DICT_WITHOUT_KEYS)"
+    if "COPY_DICT_WITHOUT_KEYS" in dis.opmap
+    else None
+)
+
+
+class Pair:
+    __match_args__ = ("px", "py")
+
+    def __init__(self, px, py):
+        self.px = px
+        self.py = py
+
+
+def match_op(x, op):
+    match op:
+        case ("add", n):
+            return x + n
+        case ["mul", n, *rest]:
+            return x * n + len(rest)
+        case {"scale": s, **rest}:
+            return x * s + len(rest)
+        case int(n) if n > 2:
+            return x - n
+        case str() | None:
+            return x
+        case Pair(px, py=0):
+            return x + px
+        case _:
+            return x * 0
+
+
+@case(lambda: (t(3), ("add", 2)))
+def match_tuple_pattern(x, op):
+    return match_op(x, op)
+
+
+@case(lambda: (t(3), ["mul", 3, 7, 8]))
+def match_list_with_star(x, op):
+    return match_op(x, op)
+
+
+@case(lambda: (t(3), {"scale": 2, "other": 1}), parity=DYNAMO_NO_DICT_REST)
+def match_mapping_with_rest(x, op):
+    return match_op(x, op)
+
+
+@case(lambda: (t(3), 5))
+def match_class_int_with_guard(x, op):
+    return match_op(x, op)
+
+
+@case(lambda: (t(3), 1))
+def match_falls_through_to_wildcard(x, op):
+    return match_op(x, op)
+
+
+@case(lambda: (t(3), None))
+def match_or_pattern(x, op):
+    return match_op(x, op)
+
+
+@case(lambda: (t(3), Pair(4, 0)))
+def match_user_class_attributes(x, op):
+    return match_op(x, op)
+
+
+@case(lambda: (t(3), Pair(4, 1)))
+def match_user_class_keyword_mismatch(x, op):
+    return match_op(x, op)
+
+
+@case(lambda: (t(3), 2))
+def match_literal_cases(x, n):
+    match n:
+        case 1:
+            return x + 1
+        case 2 | 3:
+            return x + 2
+    return x
+
+
+@case(lambda: (t(2, 3),))
+def match_on_tensor_shape(x):
+    match x.shape:
+        case (rows, cols):
+            return x.sum(0) * rows + cols
+        case _:
+            return x
 
 
 # --- miscellaneous ---------------------------------------------------------------------

@@ -43,7 +43,9 @@ def load_all() -> dict[str, Handler]:
         build,
         calls,
         control_flow,
+        exceptions,
         load_store,
+        match,
         operators,
         stack,
     )

@@ -101,6 +101,7 @@ def LIST_TO_TUPLE(tx: InstructionTranslatorBase, inst: Instruction) -> None:
     tx.push(TupleVariable(tx.pop().unpack_var_sequence(tx)))
 
 
+INTRINSIC_STOPITERATION_ERROR = 3
 INTRINSIC_UNARY_POSITIVE = 5
 INTRINSIC_LIST_TO_TUPLE = 6
 
@@ -111,6 +112,11 @@ def CALL_INTRINSIC_1(tx: InstructionTranslatorBase, inst: Instruction) -> None:
         LIST_TO_TUPLE(tx, inst)
     elif inst.argval == INTRINSIC_UNARY_POSITIVE:
         apply(tx, operator.pos, 1)
+    elif inst.argval == INTRINSIC_STOPITERATION_ERROR:
+        # A generator's handler turns StopIteration into RuntimeError, and passes any
+        # other exception on; the traced code never raises StopIteration (not modelled).
+        if issubclass(tx.stack[-1].python_type(), StopIteration):
+            unimplemented("StopIteration raised inside a generator")
     else:
         unimplemented(f"CALL_INTRINSIC_1 {inst.argval}")
 

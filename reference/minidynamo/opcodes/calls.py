@@ -8,10 +8,12 @@ All of them end in `tx.call_function(fn, args, kwargs)`.
 
 from __future__ import annotations
 
+import builtins
 from typing import TYPE_CHECKING
 
 from minidynamo.exc import unimplemented
 from minidynamo.opcodes import handler
+from minidynamo.variables.builtin import BuiltinVariable
 from minidynamo.variables.constant import ConstantVariable
 from minidynamo.variables.dicts import ConstDictVariable
 from minidynamo.variables.functions import NestedUserFunctionVariable
@@ -158,6 +160,32 @@ def SET_FUNCTION_ATTRIBUTE(tx: InstructionTranslatorBase, inst: Instruction) -> 
     if name != "annotations":
         setattr(fn, name, value)
     tx.push(fn)
+
+
+@handler("LOAD_BUILD_CLASS")
+def LOAD_BUILD_CLASS(tx: InstructionTranslatorBase, inst: Instruction) -> None:
+    tx.push(BuiltinVariable(builtins.__build_class__))
+
+
+# Generators: their body runs in an InliningGeneratorTranslator, paused at each yield.
+
+
+@handler("GEN_START", until=(3, 10))
+def GEN_START(tx: InstructionTranslatorBase, inst: Instruction) -> None:
+    """Pops the value sent into a new generator, which our translator never pushed."""
+
+
+@handler("RETURN_GENERATOR", since=(3, 11))
+def RETURN_GENERATOR(tx: InstructionTranslatorBase, inst: Instruction) -> None:
+    """The generator's first resumption finds the value sent into it (None)."""
+    tx.push(ConstantVariable(None))
+
+
+@handler("YIELD_VALUE")
+def YIELD_VALUE(tx: InstructionTranslatorBase, inst: Instruction) -> None:
+    """Hand the value to the consumer; on resumption the value sent (None) is pushed."""
+    tx.yield_value(tx.pop())
+    tx.push(ConstantVariable(None))
 
 
 @handler("RETURN_VALUE")

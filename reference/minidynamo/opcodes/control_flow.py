@@ -2,7 +2,7 @@
 input): only the path taken is followed (seed: "Dynamo removed the if statement").
 `for` loops over known sequences are unrolled: FOR_ITER takes the next item or exits.
 `with` blocks of grad-mode managers enter at BEFORE_WITH / SETUP_WITH and exit at the
-block's call of ``__exit__(None, None, None)``; the exception path is never traced.
+block's call of ``__exit__(None, None, None)``; an exception inside one is not modelled.
 """
 
 from __future__ import annotations
@@ -11,10 +11,11 @@ from typing import TYPE_CHECKING
 
 from minidynamo.exc import unimplemented
 from minidynamo.opcodes import handler
+from minidynamo.opcodes.exceptions import Block
 from minidynamo.variables.builtin import compare_identity
 from minidynamo.variables.constant import ConstantVariable
 from minidynamo.variables.ctx_manager import GradModeVariable, WithExitFunctionVariable
-from minidynamo.variables.lists import ListIteratorVariable
+from minidynamo.variables.lists import IteratorVariable, ListIteratorVariable
 
 if TYPE_CHECKING:
     from minidynamo.bytecode import Instruction
@@ -87,7 +88,7 @@ def JUMP_IF_TRUE_OR_POP(tx: InstructionTranslatorBase, inst: Instruction) -> Non
 @handler("GET_ITER")
 def GET_ITER(tx: InstructionTranslatorBase, inst: Instruction) -> None:
     iterable = tx.pop()
-    if isinstance(iterable, ListIteratorVariable):
+    if isinstance(iterable, IteratorVariable):
         tx.push(iterable)
     else:
         tx.push(ListIteratorVariable(iterable.unpack_var_sequence(tx)))
@@ -95,7 +96,7 @@ def GET_ITER(tx: InstructionTranslatorBase, inst: Instruction) -> None:
 
 def next_item(tx: InstructionTranslatorBase) -> VariableTracker | None:
     iterator = tx.stack[-1]
-    if not isinstance(iterator, ListIteratorVariable):
+    if not isinstance(iterator, IteratorVariable):
         unimplemented(f"FOR_ITER over {iterator!r}")
     return iterator.next_variable()
 
@@ -132,21 +133,23 @@ def END_FOR(tx: InstructionTranslatorBase, inst: Instruction) -> None:
     tx.pop()
 
 
-@handler("RAISE_VARARGS")
-def RAISE_VARARGS(tx: InstructionTranslatorBase, inst: Instruction) -> None:
-    unimplemented("raise statement (exceptions are raised by the eager frame)")
-
-
-@handler("SETUP_WITH", until=(3, 10))
-@handler("BEFORE_WITH", since=(3, 11))
-def BEFORE_WITH(tx: InstructionTranslatorBase, inst: Instruction) -> None:
+def enter_with(tx: InstructionTranslatorBase, inst: Instruction) -> VariableTracker:
+    """Push the manager's ``__exit__``, enter it and return what ``__enter__`` returns."""
     ctx = tx.pop()
     if not isinstance(ctx, GradModeVariable):
         unimplemented(f"with {ctx!r} (only grad-mode context managers are modelled)")
     tx.push(WithExitFunctionVariable(ctx, setup=tx.index_of[id(inst)]))
-    tx.push(ctx.enter(tx))
+    return ctx.enter(tx)
 
 
-@handler("POP_BLOCK", until=(3, 10))
-def POP_BLOCK(tx: InstructionTranslatorBase, inst: Instruction) -> None:
-    """The end of a `with` body: the exception path it guarded is not traced."""
+@handler("BEFORE_WITH", since=(3, 11))
+def BEFORE_WITH(tx: InstructionTranslatorBase, inst: Instruction) -> None:
+    tx.push(enter_with(tx, inst))
+
+
+@handler("SETUP_WITH", until=(3, 10))
+def SETUP_WITH(tx: InstructionTranslatorBase, inst: Instruction) -> None:
+    """3.10 also opens a block whose handler calls ``__exit__`` with an exception."""
+    value = enter_with(tx, inst)
+    tx.block_stack.append(Block("with", inst.target, len(tx.stack)))
+    tx.push(value)

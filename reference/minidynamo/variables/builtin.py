@@ -8,9 +8,10 @@ on constants they are folded; on lists, tuples and dicts they call the container
 
 from __future__ import annotations
 
+import builtins
 import math
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from minidynamo import graph_break_registry as gb
@@ -20,6 +21,7 @@ from minidynamo.variables.constant import ConstantVariable, fold
 from minidynamo.variables.dicts import ConstDictVariable, SetVariable, constant_key
 from minidynamo.variables.lists import (
     BaseListVariable,
+    IteratorVariable,
     ListIteratorVariable,
     ListVariable,
     TupleVariable,
@@ -280,13 +282,13 @@ def _call_dict(
 
 
 def _call_iter(tx: InstructionTranslatorBase, obj: VariableTracker) -> VariableTracker:
-    if isinstance(obj, ListIteratorVariable):
+    if isinstance(obj, IteratorVariable):
         return obj
     return ListIteratorVariable(_iterate(tx, obj))
 
 
 def _call_next(tx: InstructionTranslatorBase, it: VariableTracker) -> VariableTracker:
-    if not isinstance(it, ListIteratorVariable):
+    if not isinstance(it, IteratorVariable):
         unimplemented(f"next() of {it!r}")
     item = it.next_variable()
     if item is None:
@@ -313,20 +315,59 @@ def _call_reversed(tx: InstructionTranslatorBase, seq: VariableTracker) -> Varia
     return ListIteratorVariable(list(reversed(_iterate(tx, seq))))
 
 
+def lazy_items(
+    tx: InstructionTranslatorBase, iterable: VariableTracker
+) -> Iterator[VariableTracker]:
+    """The items one at a time: a generator's body runs between the consumer's steps,
+    so the graph interleaves their operations as Dynamo's does."""
+    iterator = _call_iter(tx, iterable)
+    while (item := iterator.next_variable()) is not None:
+        yield item
+
+
+class LazyIteratorVariable(IteratorVariable):
+    """The iterator `map` and `filter` return: items made as they are asked for."""
+
+    def __init__(self, items: Iterator[VariableTracker]) -> None:
+        super().__init__()
+        self.items = items
+
+    def next_variable(self) -> VariableTracker | None:
+        return next(self.items, None)
+
+
 def _call_map(
     tx: InstructionTranslatorBase, fn: VariableTracker, *iterables: VariableTracker
 ) -> VariableTracker:
-    rows = zip(*[_iterate(tx, iterable) for iterable in iterables], strict=False)
-    return ListIteratorVariable([fn.call_function(tx, list(row), {}) for row in rows])
+    rows = zip(*[lazy_items(tx, iterable) for iterable in iterables], strict=False)
+    return LazyIteratorVariable(fn.call_function(tx, list(row), {}) for row in rows)
+
+
+def _call_filter(
+    tx: InstructionTranslatorBase, fn: VariableTracker, iterable: VariableTracker
+) -> VariableTracker:
+    """The items whose ``fn(item)`` (or the item itself, for ``filter(None, ...)``) is true."""
+
+    def keep(item: VariableTracker) -> bool:
+        if fn.is_python_constant() and fn.as_python_constant() is None:
+            return item.bool_value()
+        return fn.call_function(tx, [item], {}).bool_value()
+
+    return LazyIteratorVariable(item for item in lazy_items(tx, iterable) if keep(item))
 
 
 def _call_sum(
     tx: InstructionTranslatorBase, iterable: VariableTracker, start: VariableTracker | None = None
 ) -> VariableTracker:
     total = ConstantVariable(0) if start is None else start
-    for item in _iterate(tx, iterable):
+    for item in lazy_items(tx, iterable):
         total = call_operator(tx, operator.add, [total, item])
     return total
+
+
+def _call_build_class(tx: InstructionTranslatorBase, *args: VariableTracker) -> VariableTracker:
+    """A class statement: the graph breaks there (Dynamo too) and CPython builds the class."""
+    unimplemented("class statement (__build_class__)", gb.CLASS_DEFINITION)
 
 
 def _call_abs(tx: InstructionTranslatorBase, value: VariableTracker) -> VariableTracker:
@@ -365,7 +406,9 @@ BUILTIN_HANDLERS: dict[Callable, Callable[..., VariableTracker]] = {
     zip: _call_zip,
     reversed: _call_reversed,
     map: _call_map,
+    filter: _call_filter,
     sum: _call_sum,
     abs: _call_abs,
+    builtins.__build_class__: _call_build_class,
     **{fn: _fold_over_constants(fn) for fn in (min, max, any, all, sorted)},
 }

@@ -9,7 +9,6 @@ import types
 from typing import TYPE_CHECKING, Any
 
 import torch
-from minidynamo import graph_break_registry as gb
 from minidynamo.exc import unimplemented
 from minidynamo.variables.base import VariableTracker
 
@@ -100,6 +99,13 @@ class ConstantVariable(VariableTracker):
         args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
+        from minidynamo.variables.lists import IteratorVariable, TupleVariable
+
+        # An iterator argument (`"".join(str(i) for i in ...)`) is consumed first.
+        args = [
+            TupleVariable(arg.unpack_var_sequence(tx)) if isinstance(arg, IteratorVariable) else arg
+            for arg in args
+        ]
         values = [arg.as_python_constant() for arg in args]
         kwvalues = {key: arg.as_python_constant() for key, arg in kwargs.items()}
         return fold(getattr(self.value, name), values, kwvalues)
@@ -111,12 +117,15 @@ class ConstantVariable(VariableTracker):
 
 
 def fold(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> VariableTracker:
-    """Evaluate a side-effect-free call on constants now; if it raises, the frame runs
-    eagerly so that the user sees CPython's own exception."""
+    """Evaluate a side-effect-free call on constants now; if it raises, so does the
+    traced program (a frame the exception leaves runs eagerly: the user sees CPython's
+    own exception)."""
+    from minidynamo.variables.exceptions import raise_folded
+
     try:
         result = fn(*args, **kwargs)
     except Exception as e:
-        unimplemented(f"constant folding raised {type(e).__name__}: {e}", gb.RAISED_WHILE_TRACING)
+        raise_folded(e)
     if not is_constant_value(result):
         unimplemented(f"constant folding produced a {type(result).__name__}")
     return ConstantVariable.create(result)

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from minidynamo import graph_break_registry as gb
 from minidynamo.exc import unimplemented
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable
+from minidynamo.variables.exceptions import raise_observed
 from minidynamo.variables.lists import ListIteratorVariable, TupleVariable, check_mutable
 
 if TYPE_CHECKING:
@@ -72,7 +72,7 @@ class ConstDictVariable(VariableTracker):
     ) -> VariableTracker:
         k = constant_key(key)
         if k not in self.items:
-            unimplemented(f"KeyError: {k!r}", gb.RAISED_WHILE_TRACING)
+            raise_observed(KeyError, k)
         return self.items[k]
 
     def method_get(
@@ -127,7 +127,7 @@ class ConstDictVariable(VariableTracker):
         check_mutable(tx, self)
         k = constant_key(key)
         if k not in self.items and default is None:
-            unimplemented(f"KeyError: {k!r}", gb.RAISED_WHILE_TRACING)
+            raise_observed(KeyError, k)
         return self.items.pop(k, default)
 
     def method_setdefault(

@@ -3,7 +3,9 @@
 `UserFunctionVariable` wraps a real function, `NestedUserFunctionVariable` one created by
 MAKE_FUNCTION inside the traced code, `UserMethodVariable` a function bound to an
 object. Calling any of them binds the arguments as CPython would (defaults, keyword-only,
-``*args``, ``**kwargs``) and runs the function's bytecode symbolically.
+``*args``, ``**kwargs``) and runs the function's bytecode symbolically. Calling a
+generator function (a generator expression too) gives a `GeneratorVariable`, whose body
+runs one `yield` at a time as its items are asked for.
 """
 
 from __future__ import annotations
@@ -20,12 +22,15 @@ from minidynamo.source import AttrSource, GetItemSource, GlobalSource
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable
 from minidynamo.variables.dicts import ConstDictVariable
-from minidynamo.variables.lists import TupleVariable
+from minidynamo.variables.lists import IteratorVariable, TupleVariable
 from minidynamo.variables.misc import CellVariable
 
 if TYPE_CHECKING:
     from minidynamo.codegen import PyCodegen
-    from minidynamo.symbolic_convert import InstructionTranslatorBase
+    from minidynamo.symbolic_convert import (
+        InliningGeneratorTranslator,
+        InstructionTranslatorBase,
+    )
     from torch._guards import Source
 
 CO_GENERATOR_LIKE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
@@ -92,14 +97,35 @@ class BaseUserFunctionVariable(VariableTracker):
         args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
-        if self.get_code().co_flags & CO_GENERATOR_LIKE:
-            unimplemented(f"call of generator or coroutine function {self.get_code().co_name}")
+        flags = self.get_code().co_flags
+        if flags & inspect.CO_GENERATOR:
+            return GeneratorVariable(tx.inline_generator(self, args, kwargs))
+        if flags & CO_GENERATOR_LIKE:
+            unimplemented(f"call of coroutine function {self.get_code().co_name}")
         return tx.inline_user_function_return(self, args, kwargs)
 
     def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
         if name != "__name__":
             unimplemented(f"function attribute {name!r}")
         return ConstantVariable(self.get_code().co_name)
+
+
+class GeneratorVariable(IteratorVariable):
+    """A generator object made in the traced code; never rebuilt in bytecode (a graph
+    break while one is alive runs the frame eagerly)."""
+
+    def __init__(self, tx: InliningGeneratorTranslator) -> None:
+        super().__init__()
+        self.tx = tx
+
+    def __repr__(self) -> str:
+        return f"GeneratorVariable({self.tx.code.co_name})"
+
+    def python_type(self) -> type:
+        return types.GeneratorType
+
+    def next_variable(self) -> VariableTracker | None:
+        return self.tx.next_value()
 
 
 def globals_source(tx: InstructionTranslatorBase, f_globals: dict) -> Any:

@@ -13,6 +13,7 @@ import torch
 from minidynamo.exc import unimplemented
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable
+from minidynamo.variables.exceptions import raise_observed
 from minidynamo.variables.symnode import specialize
 
 if TYPE_CHECKING:
@@ -84,7 +85,8 @@ class BaseListVariable(VariableTracker):
         if isinstance(key, slice):
             return self.new(self.items[key])
         if not -len(self.items) <= key < len(self.items):
-            unimplemented("sequence index out of range")
+            kind = "tuple" if issubclass(self.python_type(), tuple) else "list"
+            raise_observed(IndexError, f"{kind} index out of range")
         return self.items[key]
 
     def method_iter(self, tx: InstructionTranslatorBase) -> VariableTracker:
@@ -278,7 +280,24 @@ class ListVariable(BaseListVariable):
         return ListVariable(self.items)
 
 
-class ListIteratorVariable(VariableTracker):
+class IteratorVariable(VariableTracker):
+    """An iterator: `for` loops, `next` and consuming builtins take its items one by one."""
+
+    def next_variable(self) -> VariableTracker | None:
+        """The next item, or None when the iterator is exhausted."""
+        raise NotImplementedError
+
+    def unpack_var_sequence(self, tx: InstructionTranslatorBase) -> list[VariableTracker]:
+        items = []
+        while (item := self.next_variable()) is not None:
+            items.append(item)
+        return items
+
+    def method_iter(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        return self
+
+
+class ListIteratorVariable(IteratorVariable):
     """The iterator of an unrolled `for` loop: items are known at trace time."""
 
     def __init__(self, items: list[VariableTracker]) -> None:
@@ -290,7 +309,6 @@ class ListIteratorVariable(VariableTracker):
         return f"ListIteratorVariable(length={len(self.items)}, index={self.index})"
 
     def next_variable(self) -> VariableTracker | None:
-        """The next item, or None when the iterator is exhausted."""
         if self.index >= len(self.items):
             return None
         self.index += 1
@@ -299,6 +317,3 @@ class ListIteratorVariable(VariableTracker):
     def unpack_var_sequence(self, tx: InstructionTranslatorBase) -> list[VariableTracker]:
         rest, self.index = self.items[self.index :], len(self.items)
         return rest
-
-    def method_iter(self, tx: InstructionTranslatorBase) -> VariableTracker:
-        return self

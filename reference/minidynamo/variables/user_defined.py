@@ -8,6 +8,7 @@ properties are inlined. Writing attributes or constructing objects is not modell
 
 from __future__ import annotations
 
+import builtins
 import inspect
 import types
 from typing import TYPE_CHECKING, Any
@@ -18,6 +19,7 @@ from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable
 
 if TYPE_CHECKING:
+    from minidynamo.codegen import PyCodegen
     from minidynamo.symbolic_convert import InstructionTranslatorBase
     from torch._guards import Source
 
@@ -79,6 +81,26 @@ class UserDefinedClassVariable(VariableTracker):
             unimplemented(f"class {self.value.__qualname__} has no attribute {name!r}")
         source = None if self.source is None else AttrSource(self.source, name)
         return wrap_class_attribute(tx, self, attr, source)
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        """A builtin class (``Exception``, loaded without a source) by its name."""
+        if self.source is None and getattr(builtins, self.value.__name__, None) is self.value:
+            codegen.load_builtin(self.value)
+        else:
+            super().reconstruct(codegen)
+
+    def call_function(
+        self,
+        tx: InstructionTranslatorBase,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        """Only exceptions are constructed here (``raise ValueError("...")``)."""
+        from minidynamo.variables.exceptions import ExceptionVariable, has_plain_constructor
+
+        if has_plain_constructor(self.value) and not kwargs:
+            return ExceptionVariable(self.value, args)
+        return super().call_function(tx, args, kwargs)
 
 
 class UserDefinedObjectVariable(VariableTracker):
