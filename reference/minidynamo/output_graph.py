@@ -126,6 +126,8 @@ class OutputGraph:
         def example(value: Any) -> Any:
             if isinstance(value, torch.fx.Proxy):
                 return value.node.meta["example_value"]
+            if isinstance(value, slice):  # a leaf to pytree; its bounds may be symbolic
+                return slice(example(value.start), example(value.stop), example(value.step))
             return value
 
         args, kwargs = pytree.tree_map(example, (args, kwargs))

@@ -225,3 +225,36 @@ def test_specializations_print_their_guards_on_the_dynamic_channel(golden_common
     assert "eval Eq(s0, 4) [guard added] at script.py:6 in fn" in text
     assert "L['n'] != 0" in text
     assert text == golden_common
+
+
+STAYS_SYMBOLIC = Example(
+    "stays_symbolic",
+    "script.py",
+    ("graph_code", "guards"),
+    _HEADER
+    + """\
+@minidynamo.compile(dynamic=True)
+def fn(x):
+    n = x.shape[0]
+    head = x[: n // 2] * float(n)
+    return head + x[n - 1] * max(n, 3) + min(n - 1, 6)
+
+fn(torch.randn(8))
+""",
+)
+
+
+def test_slice_bounds_min_max_float_and_indices_stay_symbolic() -> None:
+    """As in Dynamo's graphs: no value of s0 is guarded on, each becomes a node."""
+    text = demo.run_example(STAYS_SYMBOLIC)
+    for line in (
+        "floordiv = getitem // 2",
+        "getitem_1 = l_x_[slice(None, floordiv, None)]",
+        "sym_float = torch.sym_float(getitem)",
+        "sub = getitem - 1",
+        "select = torch.select(l_x_, 0, sub)",
+        "sym_max = torch.sym_max(getitem, 3)",
+        "sym_min = torch.sym_min(sub_1, 6)",
+    ):
+        assert f"    {line}\n" in text
+    assert "== 8" not in text and "Eq(" not in text
