@@ -120,6 +120,10 @@ class OutputGraph:
         proxy.node.meta["source_location"] = tx.source_location()
         return proxy
 
+    def count_calls(self) -> int:
+        """The operations recorded so far (nodes other than inputs and outputs)."""
+        return sum(node.op.startswith("call_") for node in self.graph.nodes)
+
     def run_fake(self, kind: str, target: Any, args: tuple, kwargs: dict) -> Any:
         """Run one operation on the FakeTensor example values of its arguments."""
 
