@@ -8,7 +8,7 @@ from __future__ import annotations
 import minidynamo
 import pytest
 import torch
-from minidynamo import convert_frame, demo
+from minidynamo import convert_frame, demo, logs
 from minidynamo.demo import Example
 from torch.fx.experimental.symbolic_shapes import ConstraintViolationError
 
@@ -173,6 +173,49 @@ def test_mark_dynamic_skips_the_static_compile() -> None:
         minidynamo.mark_dynamic(a, 0)
         fn(a)
     assert compiles() == 1
+
+
+def test_a_later_mark_dynamic_recompiles_with_the_dim_symbolic() -> None:
+    """As Dynamo's DIMENSION_DYNAMIC_MARKING_GUARD: a static entry does not serve a
+    tensor marked dynamic; the recompile honours the mark, and unmarked or equally
+    marked tensors then reuse an entry."""
+    fn = minidynamo.compile(double)
+    fn(torch.randn(4))
+    marked = torch.randn(4)
+    minidynamo.mark_dynamic(marked, 0)
+    with logs.capture("guards") as guards:
+        assert torch.equal(fn(marked), marked * 2)
+    assert compiles() == 2
+    assert "size=[None], stride=[1])\n2 <= L['a'].size()[0]" in guards[-1]
+    again = torch.randn(6)
+    minidynamo.mark_dynamic(again, 0)
+    fn(again)
+    fn(torch.randn(4))
+    assert compiles() == 2
+
+
+def test_strides_that_change_alone_become_symbolic() -> None:
+    """As Dynamo 2.14 (3 frames for the same inputs): the transposed input recompiles
+    with its varied stride symbolic (stride 1 is specialized, as sizes 0/1 are); the
+    first strided view makes both strides symbolic, the second reuses that graph."""
+    fn = minidynamo.compile(double)
+    a = torch.randn(4, 4)
+    with logs.capture("guards") as guards:
+        for t in (a, a.t(), torch.randn(4, 8)[:, ::2], torch.randn(4, 12)[:, ::3]):
+            assert torch.equal(fn(t), t * 2)
+    assert compiles() == 3
+    assert "size=[4, 4], stride=[1, None])\n2 <= L['a'].stride()[1]" in guards[1]
+    assert "size=[4, 4], stride=[None, None])" in guards[2]
+
+
+def test_size_changes_alone_leave_strides_inferred() -> None:
+    fn = minidynamo.compile(double)
+    with logs.capture("guards") as guards:
+        for n in (4, 8, 5):
+            fn(torch.randn(3, n))
+    assert compiles() == 2
+    assert "size=[3, None], stride=[None, 1])" in guards[1]
+    assert "L['a'].stride()[0] == L['a'].size()[1]" in guards[1]  # no symbol of its own
 
 
 def test_mark_dynamic_then_specialized_raises() -> None:
