@@ -40,7 +40,13 @@ if TYPE_CHECKING:
     from minidynamo.output_graph import OutputGraph
     from minidynamo.variables.base import VariableTracker
 
-_BUILD = {list: "BUILD_LIST", tuple: "BUILD_TUPLE", set: "BUILD_SET", dict: "BUILD_MAP"}
+_BUILD = {
+    list: "BUILD_LIST",
+    tuple: "BUILD_TUPLE",
+    set: "BUILD_SET",
+    dict: "BUILD_MAP",
+    slice: "BUILD_SLICE",
+}
 
 # The frame set-up that precedes the body on 3.11+ and must stay in the new code.
 _PROLOGUE = frozenset({"MAKE_CELL", "COPY_FREE_VARS", "RESUME"})

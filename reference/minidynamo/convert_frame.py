@@ -23,7 +23,7 @@ from torch.fx.experimental.symbolic_shapes import ConstraintViolationError
 from minidynamo import config, eval_frame, logs, resume, trace_rules
 from minidynamo.bytecode import dis_text
 from minidynamo.codegen import modified_code
-from minidynamo.exc import Unsupported
+from minidynamo.exc import SkipFrame, Unsupported
 from minidynamo.guards import CheckFunction
 from minidynamo.output_graph import OutputGraph
 from minidynamo.shapes import FrameShapeState, ShapePolicy
@@ -35,8 +35,10 @@ recompiles_log = logs.get_logger("recompiles")
 bytecode_log = logs.get_logger("bytecode")
 graph_breaks_log = logs.get_logger("graph_breaks")
 dynamic_log = logs.get_logger("dynamic")
+trace_log = logs.get_logger("trace")
 
-# Frames converted, and frames that ran eagerly after a failed conversion.
+# Frames converted (`frames_compiled`), left to CPython because their trace recorded no
+# operation (`frames_empty`), run eagerly after a failed conversion (`frames_failed`).
 counters: collections.Counter[str] = collections.Counter()
 
 
@@ -200,6 +202,11 @@ class ConvertFrame:
             entry = self.compile_frame(code, args, f_globals, f_builtins, closure)
         except Unsupported as e:
             return self.fall_back(code, e)
+        except SkipFrame as e:
+            counters["frames_empty"] += 1
+            trace_log.debug("Skipping frame %s (%s) for good: %s", code.co_name, where(code), e)
+            _skip(code)
+            return None
         entries.append(entry)
         counters["frames_compiled"] += 1
         return entry.replacement
@@ -214,6 +221,8 @@ class ConvertFrame:
     ) -> CacheEntry:
         """Translate the frame and build its modified code and guards."""
         output, tx = self.translate(code, args, f_globals, f_builtins, closure)
+        if tx.records_no_operation and not self.fullgraph:
+            raise SkipFrame("its trace records no operation")
         output.guards.add_shape_guards(output.shapes.produce_guards())
         new_code = modified_code(code, tx.output_instructions)
         check_fn = output.guards.compile()

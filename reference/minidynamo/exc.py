@@ -48,6 +48,12 @@ class Unsupported(Exception):
         return "\n".join(lines)
 
 
+class SkipFrame(Exception):
+    """The frame is left to CPython for good (not an error): its trace recorded no
+    operation, so compiling it would only add guards (Dynamo: "no content in function
+    call")."""
+
+
 def unimplemented(reason: str, gb_id: str = UNSUPPORTED) -> NoReturn:
     """Stop tracing because of `reason` (a short sentence), of registry type `gb_id`."""
     raise Unsupported(reason, gb_id)

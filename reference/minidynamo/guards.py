@@ -18,7 +18,7 @@ from typing import Any
 import torch
 from torch._guards import Source
 
-from minidynamo.shapes import sizes_match, tensor_guard_sizes
+from minidynamo.shapes import DYNAMIC_DIMS, sizes_match, tensor_guard_sizes
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,7 +44,10 @@ def describe(obj: object) -> str:
 @dataclasses.dataclass(frozen=True)
 class TensorSpec:
     """The static properties `check_tensor` compares: type, dtype, device, grad, sizes.
-    A size or stride is None where it is symbolic (the shape guards check it)."""
+    A size or stride is None where it is symbolic (the shape guards check it).
+    `dynamic_dims`: the dims `mark_dynamic` had marked at compile time (None: no mark);
+    a later tensor marked on other dims fails, so that its marks are honoured by a
+    recompile (Dynamo's DIMENSION_DYNAMIC_MARKING_GUARD)."""
 
     type: type
     dtype: torch.dtype
@@ -52,12 +55,17 @@ class TensorSpec:
     requires_grad: bool
     size: tuple[int | None, ...]
     stride: tuple[int | None, ...]
+    dynamic_dims: frozenset[int] | None = None
 
     @classmethod
     def of(cls, t: torch.Tensor, fake: torch.Tensor | None = None) -> TensorSpec:
         """The spec of input `t`; with its FakeTensor `fake`, symbolic dims are None."""
         size, stride = tensor_guard_sizes(t if fake is None else fake)
-        return cls(type(t), t.dtype, t.device, t.requires_grad, tuple(size), tuple(stride))
+        marks = getattr(t, DYNAMIC_DIMS, None)
+        dynamic_dims = None if marks is None else frozenset(marks)
+        return cls(
+            type(t), t.dtype, t.device, t.requires_grad, tuple(size), tuple(stride), dynamic_dims
+        )
 
     def matches(self, value: object) -> bool:
         # Field by field, cheapest first: this runs on every call of compiled code.
@@ -68,9 +76,16 @@ class TensorSpec:
             and sizes_match(self.size, value.size())  # type: ignore[attr-defined]
             and sizes_match(self.stride, value.stride())  # type: ignore[attr-defined]
             and value.device == self.device  # type: ignore[attr-defined]
+            and self._marks_allowed(getattr(value, DYNAMIC_DIMS, None))
         )
 
+    def _marks_allowed(self, marks: set[int] | None) -> bool:
+        if marks is None:
+            return True
+        return self.dynamic_dims is not None and marks <= self.dynamic_dims
+
     def __str__(self) -> str:
+        # The seed's text: the marks are checked too, but not printed.
         return (
             f"{self.dtype}, device={self.device}, requires_grad={self.requires_grad}, "
             f"size={list(self.size)}, stride={list(self.stride)}"

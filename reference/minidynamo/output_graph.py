@@ -136,12 +136,18 @@ class OutputGraph:
         proxy.node.meta["source_location"] = tx.source_location()
         return proxy
 
+    def count_calls(self) -> int:
+        """The operations recorded so far (nodes other than inputs and outputs)."""
+        return sum(node.op.startswith("call_") for node in self.graph.nodes)
+
     def run_fake(self, kind: str, target: Any, args: tuple, kwargs: dict) -> Any:
         """Run one operation on the FakeTensor example values of its arguments."""
 
         def example(value: Any) -> Any:
             if isinstance(value, torch.fx.Proxy):
                 return value.node.meta["example_value"]
+            if isinstance(value, slice):  # a leaf to pytree; its bounds may be symbolic
+                return slice(example(value.start), example(value.stop), example(value.step))
             return value
 
         args, kwargs = pytree.tree_map(example, (args, kwargs))

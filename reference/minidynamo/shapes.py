@@ -76,24 +76,53 @@ class FrameShapeState:
     def __init__(self) -> None:
         # None for the whole tuple: the tensor's rank changed, so every dim is dynamic.
         self.sizes: dict[str, tuple[int | None, ...] | None] = {}
+        self.strides: dict[str, tuple[int | None, ...] | None] = {}
         self.ints: dict[str, int | None] = {}
 
     def merge_sizes(self, name: str, sizes: Sequence[int]) -> tuple[bool, ...]:
         """Record the `sizes` of the tensor at `name`; per dim, whether it has varied."""
-        sizes = tuple(sizes)
-        seen = self.sizes.get(name, sizes)
-        if seen is None or len(seen) != len(sizes):
-            self.sizes[name] = None
-            return (True,) * len(sizes)
-        merged = tuple(old if old == new else None for old, new in zip(seen, sizes, strict=True))
-        self.sizes[name] = merged
-        return tuple(dim is None for dim in merged)
+        return _merge(self.sizes, name, tuple(sizes))
+
+    def merge_strides(
+        self, name: str, sizes: Sequence[int], strides: Sequence[int]
+    ) -> tuple[bool, ...]:
+        """Record the strides of the tensor at `name`; per dim, whether it has varied.
+        A stride that follows from the next dim (``stride[i] == stride[i+1] * size[i+1]``,
+        contiguous there) is recorded as `INFERRED`, so that a change of sizes alone
+        does not make strides vary (as Dynamo's InferStride)."""
+        pattern = tuple(
+            INFERRED if i + 1 < len(strides) and stride == strides[i + 1] * sizes[i + 1] else stride
+            for i, stride in enumerate(strides)
+        )
+        seen = self.strides.get(name)
+        if seen is None or len(seen) != len(pattern):  # first sight, or another rank
+            self.strides[name] = pattern
+            return (False,) * len(pattern)
+        return _merge(self.strides, name, pattern)
 
     def merge_int(self, name: str, value: int) -> bool:
         """Record the int `value` at `name`; whether it has varied."""
         if self.ints.setdefault(name, value) != value:
             self.ints[name] = None
         return self.ints[name] is None
+
+
+# A stride that the next dim's size and stride explain (see `merge_strides`).
+INFERRED = -1
+
+
+def _merge(
+    seen_by_name: dict[str, tuple[int | None, ...] | None], name: str, values: tuple[int, ...]
+) -> tuple[bool, ...]:
+    """Merge `values` into what was seen at `name` (None where they differed); per
+    position, whether it has varied."""
+    seen = seen_by_name.get(name, values)
+    if seen is None or len(seen) != len(values):
+        seen_by_name[name] = None
+        return (True,) * len(values)
+    merged = tuple(old if old == new else None for old, new in zip(seen, values, strict=True))
+    seen_by_name[name] = merged
+    return tuple(value is None for value in merged)
 
 
 class _OrderedShapeEnv(ShapeEnv):
@@ -137,6 +166,14 @@ class SymbolInput:
     value: torch.SymInt
     hint: int
     source: TensorPropertySource
+
+
+def _static_context(base: torch.Tensor | None) -> StatelessSymbolicContext | None:
+    """The base of a view input is static: the view's own sizes and strides carry the
+    symbols (torch would otherwise give the base fresh symbols of its own)."""
+    if base is None:
+        return None
+    return StatelessSymbolicContext(dynamic_sizes=[DimDynamic.STATIC] * base.dim())
 
 
 class _GuardPrinter(PythonPrinter):
@@ -186,7 +223,11 @@ class ShapePolicy:
         """The FakeTensor that stands for input `value` (read from `source`) in the trace:
         each dim a constant, or a symbol where `_dim_dynamism` says so and its size is not
         0 or 1. New symbols are logged and queued for `new_symbol_inputs`."""
-        context = StatelessSymbolicContext(dynamic_sizes=self._dim_dynamism(value, source))
+        context = StatelessSymbolicContext(
+            dynamic_sizes=self._dim_dynamism(value, source),
+            dynamic_strides=self._stride_dynamism(value, source),
+            view_base_context=_static_context(value._base),
+        )
         fake = self.fake_mode.from_tensor(value, source=source, symbolic_context=context)
         self._record_properties(fake, source)
         marked = getattr(value, DYNAMIC_DIMS, set())
@@ -217,6 +258,15 @@ class ShapePolicy:
             else:
                 dims.append(DimDynamic.DUCK)
         return dims
+
+    def _stride_dynamism(self, value: torch.Tensor, source: Source) -> list[DimDynamic]:
+        """Per dim: DYNAMIC once the stride has varied between compiles (automatic
+        dynamic, as for sizes: ``x`` then ``x.t()``); else INFER_STRIDE (computed from
+        the sizes, or static). Parameters and `dynamic=False` never vary."""
+        if self.dynamic is not None or isinstance(value, torch.nn.Parameter):
+            return [DimDynamic.INFER_STRIDE] * value.dim()
+        varied = self.frame_state.merge_strides(source.name, value.size(), value.stride())
+        return [DimDynamic.DYNAMIC if v else DimDynamic.INFER_STRIDE for v in varied]
 
     def _record_properties(self, fake: torch.Tensor, source: Source) -> None:
         properties = [

@@ -357,6 +357,8 @@ class InstructionTranslator(InstructionTranslatorBase):
                 initial = VariableBuilder(self, LocalSource(name, is_cell=True))(value.value)
             self.cells[name] = CellVariable(initial, source=LocalSource(name, is_cell=True))
         self.output_instructions: list[Instruction] = []
+        # Whether the frame reached its return with a graph of no operation.
+        self.records_no_operation = False
         # Set when translation restarts after an Unsupported: stop there and break.
         self.break_span = break_span
 
@@ -373,6 +375,8 @@ class InstructionTranslator(InstructionTranslatorBase):
             raise error from None
 
     def return_value(self, value: VariableTracker) -> None:
+        # Dynamo's test, made before unused nodes are pruned: no call in the graph.
+        self.records_no_operation = not self.output.count_calls()
         self.output_instructions = self.output.compile_subgraph(
             self, [value], stored_cells=self.changed_cells()
         )

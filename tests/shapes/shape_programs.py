@@ -13,8 +13,9 @@ import torch
 
 @dataclasses.dataclass
 class ShapeCase:
-    """A program, the arguments it is called with for a size `n`, its number of compiles
-    over the sizes 4, 8, 5, 9, and real Dynamo's (torch 2.14) where it differs."""
+    """A program, the arguments it is called with for a size `n`, its number of frames
+    converted (compiled, or found empty and left to CPython) over the sizes 4, 8, 5, 9,
+    and real Dynamo's (torch 2.14, its frames "ok") where it differs."""
 
     fn: Callable
     make_args: Callable[[int], tuple]
@@ -367,6 +368,69 @@ def size_equality(x, y):
     return x
 
 
+# Programs of the third round: values that stay symbolic (slice bounds, min/max, int and
+# float conversions, symbolic indices, factory functions of computed sizes).
+
+
+def int_of_half_size(x):
+    return x * int(x.shape[0] / 2)
+
+
+def float_of_int(x, n):
+    return x * float(n)
+
+
+def max_of_shape(x):
+    return x * max(x.shape)
+
+
+def min_of_three(x, n):
+    return x[: min(x.shape[0], 7, n)]
+
+
+def slice_with_step(x):
+    return x[1 : x.shape[0] : 2] * 2
+
+
+def assign_to_symbolic_slice(x):
+    y = x.clone()
+    y[: x.shape[0] // 2] = 0
+    return y
+
+
+def list_sliced_by_size(x):
+    items = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+    return x * len(items[: x.shape[0]])
+
+
+def index_by_int(x, n):
+    return x[n - 1]
+
+
+def view_by_computed_sizes(x):
+    return x.view(x.shape[0] // 2, 2 * x.shape[1])
+
+
+def zeros_of_int(x, n):
+    return torch.zeros(n) + x.sum()
+
+
+def arange_of_int(x, n):
+    return torch.arange(n) * x.sum()
+
+
+def full_of_double_size(x):
+    return torch.full((x.shape[0] * 2,), 3.0) + x.sum()
+
+
+def ones_of_sliced_size(x):
+    return torch.ones(x[: x.shape[0] // 2].shape[0]) * x.sum()
+
+
+def negative_slice_of_int(x, n):
+    return x[-n:] * 2
+
+
 # Arguments for a size n.
 
 
@@ -408,31 +472,30 @@ def same_pair(n: int) -> tuple:
 
 # Why a count is not 2 (static at 4, dynamic at 8, hits at 5 and 9):
 SPECIALIZED = 4  # Python needed the size's value: one graph per size
-EMPTY = 1  # Dynamo leaves a frame whose graph is empty to CPython for good; we compile it
+EMPTY = 1  # the first trace records no operation: the code is left to CPython for good
 
 SHAPE_CASES = [
     ShapeCase(view_rows, matrix),
     ShapeCase(reshape_by_size, matrix),
-    # The slice bound `n // 2` is specialized: 8 and 9 share it, 4 and 5 share it.
-    ShapeCase(slice_half, matrix, compiles=3, dynamo=2),
+    ShapeCase(slice_half, matrix),
     ShapeCase(loop_over_range, vector, compiles=SPECIALIZED),  # range(n)
     ShapeCase(size_arithmetic, matrix),
     ShapeCase(branch_on_size, vector, compiles=3),  # guard `s0 > 6` flips at 5
     ShapeCase(int_arithmetic, with_int),
-    ShapeCase(slice_by_int, lambda n: (torch.randn(10), n), compiles=SPECIALIZED, dynamo=2),
-    ShapeCase(return_shape, matrix, dynamo=EMPTY),
-    ShapeCase(return_sizes, matrix, dynamo=EMPTY),
+    ShapeCase(slice_by_int, lambda n: (torch.randn(10), n)),
+    ShapeCase(return_shape, matrix, compiles=EMPTY),
+    ShapeCase(return_sizes, matrix, compiles=EMPTY),
     ShapeCase(zeros_of_size, rows_of_two),
     ShapeCase(expand_to_shape, rows_of_two),
     ShapeCase(times_len, vector),
-    ShapeCase(divide_by_float_size, vector, compiles=SPECIALIZED, dynamo=2),  # float(s0)
+    ShapeCase(divide_by_float_size, vector),
     ShapeCase(manual_mean, rows_of_two),
     ShapeCase(size_of_cat, pair),
     ShapeCase(negated_int, with_int),
     ShapeCase(int_mod_floordiv, with_int),
     ShapeCase(list_index_by_int, with_int, compiles=SPECIALIZED),  # a list index
     ShapeCase(format_int, with_int, compiles=SPECIALIZED),  # formatting
-    ShapeCase(max_of_size, vector, compiles=SPECIALIZED, dynamo=2),  # max() of sizes
+    ShapeCase(max_of_size, vector),
     ShapeCase(unpack_shape, matrix, compiles=3),  # view(3, s0) guards on s0 % 3 at 9
     ShapeCase(arange_of_size, vector),
     ShapeCase(size_compared_to_int, lambda n: (torch.randn(n), 6), compiles=3),
@@ -441,11 +504,10 @@ SHAPE_CASES = [
     ShapeCase(int_times_int, with_int),
     ShapeCase(shape_in_tuple, vector),
     ShapeCase(sizes_through_a_helper, pair),
-    ShapeCase(slice_with_both_bounds, vector, compiles=SPECIALIZED, dynamo=2),
+    ShapeCase(slice_with_both_bounds, vector),
     ShapeCase(sum_over_sizes, matrix),
     ShapeCase(float_int, with_int),
-    # `if n` guards n != 0 (0 first, so static); Dynamo skips the frame after its empty graph.
-    ShapeCase(int_is_truthy, lambda n: (torch.randn(3), n - 4), dynamo=EMPTY),
+    ShapeCase(int_is_truthy, lambda n: (torch.randn(3), n - 4), compiles=EMPTY),  # n is 0 first
     ShapeCase(matmul_by_shape, matrix),
     ShapeCase(split_by_size, even_vector),
     ShapeCase(size_used_twice, same_pair),
@@ -459,12 +521,12 @@ SHAPE_CASES = [
     ShapeCase(new_zeros_of_shape, matrix),
     ShapeCase(zeros_rows_by_three, matrix),
     ShapeCase(arange_float, vector),
-    ShapeCase(cat_then_slice, vector, compiles=SPECIALIZED, dynamo=2),  # a slice bound
+    ShapeCase(cat_then_slice, vector),
     ShapeCase(chunk_in_two, even_vector),
     ShapeCase(transpose_reshape, matrix),
     ShapeCase(int_and_size, sized_with_int),
     ShapeCase(compare_sizes, pair),
-    ShapeCase(min_of_sizes, pair, compiles=SPECIALIZED, dynamo=2),  # min(), a slice bound
+    ShapeCase(min_of_sizes, pair),
     ShapeCase(len_of_list, vector),
     # A list's length is always static, in Dynamo too: one compile per length.
     ShapeCase(len_of_list_input, lambda n: (torch.randn(3), [0] * n), compiles=SPECIALIZED),
@@ -486,8 +548,22 @@ SHAPE_CASES = [
     ShapeCase(divmod_of_size, vector, compiles=SPECIALIZED, dynamo=1),
     ShapeCase(zeros_of_trailing_shape, matrix),
     ShapeCase(reshape_product, matrix),
-    ShapeCase(index_last_row, matrix, compiles=SPECIALIZED, dynamo=2),  # a tensor index
+    ShapeCase(index_last_row, matrix),
     ShapeCase(split_first_and_rest, matrix),
-    ShapeCase(max_of_int_and_size, lambda n: (torch.randn(n), 6), compiles=SPECIALIZED, dynamo=2),
+    ShapeCase(max_of_int_and_size, lambda n: (torch.randn(n), 6)),
     ShapeCase(size_equality, same_pair),
+    ShapeCase(int_of_half_size, vector),
+    ShapeCase(float_of_int, with_int),
+    ShapeCase(max_of_shape, matrix),
+    ShapeCase(min_of_three, lambda n: (torch.randn(n + 1), n)),
+    ShapeCase(slice_with_step, vector),
+    ShapeCase(assign_to_symbolic_slice, vector),
+    ShapeCase(list_sliced_by_size, vector, compiles=SPECIALIZED),  # a list slice, in Dynamo too
+    ShapeCase(index_by_int, lambda n: (torch.randn(10, 2), n)),
+    ShapeCase(view_by_computed_sizes, lambda n: (torch.randn(2 * n, 3),)),
+    ShapeCase(zeros_of_int, with_int),
+    ShapeCase(arange_of_int, with_int),
+    ShapeCase(full_of_double_size, vector),
+    ShapeCase(ones_of_sliced_size, vector),
+    ShapeCase(negative_slice_of_int, lambda n: (torch.randn(10), n)),
 ]

@@ -34,6 +34,13 @@ def test_merge_sizes_of_another_rank_makes_every_dim_dynamic():
     assert state.merge_sizes("L['a']", (4,)) == (True,)
 
 
+def test_merge_strides_ignores_strides_that_follow_from_sizes():
+    state = FrameShapeState()
+    assert state.merge_strides("L['a']", (3, 4), (4, 1)) == (False, False)
+    assert state.merge_strides("L['a']", (3, 8), (8, 1)) == (False, False)  # contiguous
+    assert state.merge_strides("L['a']", (4, 3), (1, 4)) == (True, True)  # transposed
+
+
 def test_merge_int_remembers_that_it_varied():
     state = FrameShapeState()
     assert [state.merge_int("L['n']", n) for n in (2, 2, 3, 2)] == [False, False, True, True]

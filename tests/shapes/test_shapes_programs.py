@@ -41,10 +41,16 @@ def test_at_least_sixty_programs() -> None:
     assert len({case.name for case in SHAPE_CASES}) == len(SHAPE_CASES)
 
 
+def frames_converted() -> int:
+    """Frames compiled, and frames left to CPython because they record no operation:
+    what Dynamo counts as frames "ok"."""
+    return convert_frame.counters["frames_compiled"] + convert_frame.counters["frames_empty"]
+
+
 @pytest.mark.parametrize("case", SHAPE_CASES, ids=lambda case: case.name)
 def test_shape_program_matches_eager(case: ShapeCase) -> None:
     check_against_eager(case, minidynamo.compile(case.fn))
-    assert convert_frame.counters["frames_compiled"] == case.compiles
+    assert frames_converted() == case.compiles
 
 
 @pytest.mark.parametrize("case", SHAPE_CASES, ids=lambda case: case.name)

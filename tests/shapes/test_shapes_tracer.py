@@ -8,7 +8,7 @@ from __future__ import annotations
 import minidynamo
 import pytest
 import torch
-from minidynamo import convert_frame, demo
+from minidynamo import convert_frame, demo, logs
 from minidynamo.demo import Example
 from torch.fx.experimental.symbolic_shapes import ConstraintViolationError
 
@@ -175,6 +175,49 @@ def test_mark_dynamic_skips_the_static_compile() -> None:
     assert compiles() == 1
 
 
+def test_a_later_mark_dynamic_recompiles_with_the_dim_symbolic() -> None:
+    """As Dynamo's DIMENSION_DYNAMIC_MARKING_GUARD: a static entry does not serve a
+    tensor marked dynamic; the recompile honours the mark, and unmarked or equally
+    marked tensors then reuse an entry."""
+    fn = minidynamo.compile(double)
+    fn(torch.randn(4))
+    marked = torch.randn(4)
+    minidynamo.mark_dynamic(marked, 0)
+    with logs.capture("guards") as guards:
+        assert torch.equal(fn(marked), marked * 2)
+    assert compiles() == 2
+    assert "size=[None], stride=[1])\n2 <= L['a'].size()[0]" in guards[-1]
+    again = torch.randn(6)
+    minidynamo.mark_dynamic(again, 0)
+    fn(again)
+    fn(torch.randn(4))
+    assert compiles() == 2
+
+
+def test_strides_that_change_alone_become_symbolic() -> None:
+    """As Dynamo 2.14 (3 frames for the same inputs): the transposed input recompiles
+    with its varied stride symbolic (stride 1 is specialized, as sizes 0/1 are); the
+    first strided view makes both strides symbolic, the second reuses that graph."""
+    fn = minidynamo.compile(double)
+    a = torch.randn(4, 4)
+    with logs.capture("guards") as guards:
+        for t in (a, a.t(), torch.randn(4, 8)[:, ::2], torch.randn(4, 12)[:, ::3]):
+            assert torch.equal(fn(t), t * 2)
+    assert compiles() == 3
+    assert "size=[4, 4], stride=[1, None])\n2 <= L['a'].stride()[1]" in guards[1]
+    assert "size=[4, 4], stride=[None, None])" in guards[2]
+
+
+def test_size_changes_alone_leave_strides_inferred() -> None:
+    fn = minidynamo.compile(double)
+    with logs.capture("guards") as guards:
+        for n in (4, 8, 5):
+            fn(torch.randn(3, n))
+    assert compiles() == 2
+    assert "size=[3, None], stride=[None, 1])" in guards[1]
+    assert "L['a'].stride()[0] == L['a'].size()[1]" in guards[1]  # no symbol of its own
+
+
 def test_mark_dynamic_then_specialized_raises() -> None:
     def fn(a: torch.Tensor) -> torch.Tensor:
         if a.shape[0] == 8:
@@ -225,3 +268,36 @@ def test_specializations_print_their_guards_on_the_dynamic_channel(golden_common
     assert "eval Eq(s0, 4) [guard added] at script.py:6 in fn" in text
     assert "L['n'] != 0" in text
     assert text == golden_common
+
+
+STAYS_SYMBOLIC = Example(
+    "stays_symbolic",
+    "script.py",
+    ("graph_code", "guards"),
+    _HEADER
+    + """\
+@minidynamo.compile(dynamic=True)
+def fn(x):
+    n = x.shape[0]
+    head = x[: n // 2] * float(n)
+    return head + x[n - 1] * max(n, 3) + min(n - 1, 6)
+
+fn(torch.randn(8))
+""",
+)
+
+
+def test_slice_bounds_min_max_float_and_indices_stay_symbolic() -> None:
+    """As in Dynamo's graphs: no value of s0 is guarded on, each becomes a node."""
+    text = demo.run_example(STAYS_SYMBOLIC)
+    for line in (
+        "floordiv = getitem // 2",
+        "getitem_1 = l_x_[slice(None, floordiv, None)]",
+        "sym_float = torch.sym_float(getitem)",
+        "sub = getitem - 1",
+        "select = torch.select(l_x_, 0, sub)",
+        "sym_max = torch.sym_max(getitem, 3)",
+        "sym_min = torch.sym_min(sub_1, 6)",
+    ):
+        assert f"    {line}\n" in text
+    assert "== 8" not in text and "Eq(" not in text

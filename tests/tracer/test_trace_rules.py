@@ -102,8 +102,8 @@ def test_a_frame_without_tensor_is_left_to_cpython() -> None:
 
 
 def test_this_call_only() -> None:
-    assert convert(lengths, [1], "ab") is None
-    assert convert(lengths, [torch.ones(1)], "ab") is not None
+    assert convert(scale_second, (1, 2)) is None
+    assert convert(scale_second, (1, torch.ones(1))) is not None
 
 
 def shout(n):

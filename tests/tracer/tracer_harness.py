@@ -158,3 +158,9 @@ def real_dynamo_graphs(case: Case) -> tuple[list[torch.fx.GraphModule], Outcome]
 
 def compile_count() -> int:
     return convert_frame.counters["frames_compiled"]
+
+
+def frames_converted() -> int:
+    """Frames translated without failure: compiled, or left to CPython because their
+    trace records no operation."""
+    return compile_count() + convert_frame.counters["frames_empty"]

@@ -10,7 +10,7 @@ from minidynamo.opcodes import handler
 from minidynamo.opcodes.operators import apply
 from minidynamo.variables.constant import ConstantVariable, fold
 from minidynamo.variables.dicts import ConstDictVariable, SetVariable, constant_key
-from minidynamo.variables.lists import ListVariable, TupleVariable
+from minidynamo.variables.lists import ListVariable, SliceVariable, TupleVariable
 from minidynamo.variables.symnode import specialize
 
 if TYPE_CHECKING:
@@ -49,8 +49,7 @@ def BUILD_CONST_KEY_MAP(tx: InstructionTranslatorBase, inst: Instruction) -> Non
 
 @handler("BUILD_SLICE")
 def BUILD_SLICE(tx: InstructionTranslatorBase, inst: Instruction) -> None:
-    bounds = [specialize(item) for item in tx.popn(inst.argval)]
-    tx.push(ConstantVariable(slice(*bounds)))
+    tx.push(SliceVariable.create(tx.popn(inst.argval)))
 
 
 @handler("LIST_APPEND")

@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING
 from minidynamo.bytecode.versions import OPCODE_OF_OPERATOR_310
 from minidynamo.opcodes import handler
 from minidynamo.variables.builtin import call_operator
-from minidynamo.variables.constant import ConstantVariable
-from minidynamo.variables.symnode import specialize
+from minidynamo.variables.lists import SliceVariable
 from minidynamo.variables.tensor import TensorVariable
 
 if TYPE_CHECKING:
     from minidynamo.bytecode import Instruction
     from minidynamo.symbolic_convert import InstructionTranslatorBase
+    from minidynamo.variables.base import VariableTracker
 
 BINARY_OPERATORS = {
     "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
@@ -111,17 +111,17 @@ def DELETE_SUBSCR(tx: InstructionTranslatorBase, inst: Instruction) -> None:
     call_operator(tx, operator.delitem, tx.popn(2))
 
 
-def make_slice(tx: InstructionTranslatorBase, start: object, stop: object) -> ConstantVariable:
-    return ConstantVariable(slice(specialize(start), specialize(stop)))  # type: ignore[arg-type]
+def make_slice(start: VariableTracker, stop: VariableTracker) -> VariableTracker:
+    return SliceVariable.create([start, stop])
 
 
 @handler("BINARY_SLICE", since=(3, 12))
 def BINARY_SLICE(tx: InstructionTranslatorBase, inst: Instruction) -> None:
     container, start, stop = tx.popn(3)
-    tx.push(call_operator(tx, operator.getitem, [container, make_slice(tx, start, stop)]))
+    tx.push(call_operator(tx, operator.getitem, [container, make_slice(start, stop)]))
 
 
 @handler("STORE_SLICE", since=(3, 12))
 def STORE_SLICE(tx: InstructionTranslatorBase, inst: Instruction) -> None:
     value, container, start, stop = tx.popn(4)
-    call_operator(tx, operator.setitem, [container, make_slice(tx, start, stop), value])
+    call_operator(tx, operator.setitem, [container, make_slice(start, stop), value])

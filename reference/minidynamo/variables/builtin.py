@@ -14,6 +14,7 @@ import operator
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
+import torch
 from minidynamo import graph_break_registry as gb
 from minidynamo.exc import unimplemented
 from minidynamo.variables.base import NotConstant, VariableTracker
@@ -140,6 +141,11 @@ def call_operator(
     if fn in (operator.not_, operator.truth):
         truth = args[0].bool_value()
         return ConstantVariable(truth if fn is operator.truth else not truth)
+    if fn is operator.getitem and is_tensor(args[0]) and isinstance(args[1], SymNodeVariable):
+        # As Dynamo does: `x[n - 1]` as `torch.select(x, 0, n - 1)`, which fake tensors
+        # trace symbolically where `getitem` would specialize the index.
+        index = [args[0], ConstantVariable(0), args[1]]
+        return tx.output.call(tx, "call_function", torch.select, index)
     if any(is_tensor(arg) for arg in args) and (fn in ARITHMETIC_OPERATORS or is_tensor(args[0])):
         return tx.output.call(tx, "call_function", fn, args)
     if fn in ARITHMETIC_OPERATORS and is_symbolic_arithmetic(args):
@@ -208,10 +214,17 @@ class BuiltinVariable(VariableTracker):
                 unimplemented(f"keyword arguments to operator.{self.fn.__name__}")
             return call_operator(tx, self.fn, args)
         if self.fn in PURE_BUILTINS:
-            values = [arg.as_python_constant() for arg in specialize_all(args)]
-            kwvalues = {key: arg.as_python_constant() for key, arg in kwargs.items()}
-            return fold(self.fn, values, kwvalues)
+            return fold_builtin(self.fn, args, kwargs)
         unimplemented(f"call to builtin {self.fn.__name__}()", gb.BUILTIN_CALL)
+
+
+def fold_builtin(
+    fn: Callable, args: list[VariableTracker], kwargs: dict[str, VariableTracker]
+) -> VariableTracker:
+    """A pure builtin called now on constants; symbolic arguments are specialized."""
+    values = [arg.as_python_constant() for arg in specialize_all(args)]
+    kwvalues = {key: arg.as_python_constant() for key, arg in kwargs.items()}
+    return fold(fn, values, kwvalues)
 
 
 # Handlers of builtins whose arguments are not all constants.
@@ -374,6 +387,28 @@ def _call_abs(tx: InstructionTranslatorBase, value: VariableTracker) -> Variable
     return call_operator(tx, operator.abs, [value])
 
 
+def _call_float(
+    tx: InstructionTranslatorBase, *args: VariableTracker, **kwargs: VariableTracker
+) -> VariableTracker:
+    """``float(n)`` of a symbolic int stays symbolic: ``torch.sym_float(s0)``."""
+    if len(args) == 1 and isinstance(args[0], SymNodeVariable):
+        if args[0].python_type() is float:
+            return args[0]
+        return tx.output.call(tx, "call_function", torch.sym_float, list(args))
+    return fold_builtin(float, list(args), kwargs)
+
+
+def _call_int(
+    tx: InstructionTranslatorBase, *args: VariableTracker, **kwargs: VariableTracker
+) -> VariableTracker:
+    """``int(n)`` of a SymInt is itself; of a SymFloat, ``torch.sym_int`` (truncation)."""
+    if len(args) == 1 and isinstance(args[0], SymNodeVariable):
+        if args[0].python_type() is int:
+            return args[0]
+        return tx.output.call(tx, "call_function", torch.sym_int, list(args))
+    return fold_builtin(int, list(args), kwargs)
+
+
 def _fold_over_constants(fn: Callable) -> Callable[..., VariableTracker]:
     """min/max/any/all/sorted on constants; a single non-constant iterable (a list
     variable, a range) is unpacked first. Tensors are not modelled (data-dependent)."""
@@ -383,9 +418,28 @@ def _fold_over_constants(fn: Callable) -> Callable[..., VariableTracker]:
     ) -> VariableTracker:
         if len(args) == 1 and not args[0].is_python_constant():
             args = (TupleVariable(specialize_all(_iterate(tx, args[0]))),)
-        values = [arg.as_python_constant() for arg in specialize_all(list(args))]
-        kwvalues = {key: arg.as_python_constant() for key, arg in kwargs.items()}
-        return fold(fn, values, kwvalues)
+        return fold_builtin(fn, list(args), kwargs)
+
+    return handler
+
+
+def _min_or_max(fn: Callable, sym_fn: Callable) -> Callable[..., VariableTracker]:
+    """min/max of numbers, some symbolic: ``torch.sym_max(s0, 3)`` nodes, one per pair
+    from the left (as Dynamo records them), so the sizes stay symbolic."""
+    on_constants = _fold_over_constants(fn)
+
+    def handler(
+        tx: InstructionTranslatorBase, *args: VariableTracker, **kwargs: VariableTracker
+    ) -> VariableTracker:
+        items = list(args)
+        if len(args) == 1 and isinstance(args[0], BaseListVariable):
+            items = _iterate(tx, args[0])
+        if kwargs or len(items) < 2 or not is_symbolic_arithmetic(items):
+            return on_constants(tx, *args, **kwargs)
+        result = items[0]
+        for item in items[1:]:
+            result = tx.output.call(tx, "call_function", sym_fn, [result, item])
+        return result
 
     return handler
 
@@ -410,5 +464,9 @@ BUILTIN_HANDLERS: dict[Callable, Callable[..., VariableTracker]] = {
     sum: _call_sum,
     abs: _call_abs,
     builtins.__build_class__: _call_build_class,
-    **{fn: _fold_over_constants(fn) for fn in (min, max, any, all, sorted)},
+    float: _call_float,
+    int: _call_int,
+    min: _min_or_max(min, torch.sym_min),
+    max: _min_or_max(max, torch.sym_max),
+    **{fn: _fold_over_constants(fn) for fn in (any, all, sorted)},
 }

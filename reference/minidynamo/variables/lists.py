@@ -14,7 +14,7 @@ from minidynamo.exc import unimplemented
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable
 from minidynamo.variables.exceptions import raise_observed
-from minidynamo.variables.symnode import specialize
+from minidynamo.variables.symnode import SymNodeVariable, specialize
 
 if TYPE_CHECKING:
     from minidynamo.codegen import PyCodegen
@@ -317,3 +317,42 @@ class ListIteratorVariable(IteratorVariable):
     def unpack_var_sequence(self, tx: InstructionTranslatorBase) -> list[VariableTracker]:
         rest, self.index = self.items[self.index :], len(self.items)
         return rest
+
+
+class SliceVariable(VariableTracker):
+    """A slice with a symbolic bound, ``x[: x.shape[0] // 2]``: indexing a tensor with it
+    puts the bound into the graph (``l_x_[slice(None, floordiv, None)]``) instead of
+    specializing the size. Where Python needs a real slice (a list, a string) its bounds
+    are specialized, with guards (as in Dynamo)."""
+
+    def __init__(self, items: list[VariableTracker]) -> None:
+        super().__init__()
+        self.items = items  # start, stop, step
+
+    @staticmethod
+    def create(bounds: list[VariableTracker]) -> VariableTracker:
+        """``slice(*bounds)``: a constant unless a bound is symbolic."""
+        items = [*bounds, *[ConstantVariable(None)] * (3 - len(bounds))]
+        if any(isinstance(item, SymNodeVariable) for item in items):
+            return SliceVariable(items)
+        return ConstantVariable(slice(*(item.as_python_constant() for item in items)))
+
+    def __repr__(self) -> str:
+        return f"SliceVariable({', '.join(map(repr, self.items))})"
+
+    def python_type(self) -> type:
+        return slice
+
+    def as_python_constant(self) -> Any:
+        return slice(*(specialize(item) for item in self.items))
+
+    def is_python_constant(self) -> bool:
+        return False  # as_python_constant would specialize the symbolic bound
+
+    def as_proxy(self) -> Any:
+        return slice(*(item.as_proxy() for item in self.items))
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        for item in self.items:
+            codegen(item)
+        codegen.build(slice, 3)
