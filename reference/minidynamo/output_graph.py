@@ -170,13 +170,22 @@ class OutputGraph:
         the locals the continuation needs that the graph computed), replay side effects."""
         from minidynamo.codegen import PyCodegen
 
-        rebuild = PyCodegen(self, graph_output_var="graph_out_0")
-        for value in stack_values:
-            rebuild(value)
-        for name, value in (stored_locals or {}).items():
-            rebuild(value)
-            rebuild.store_fast(name)
-        self.side_effects.codegen(rebuild)
+        def rebuild_values(shared: frozenset[int]) -> PyCodegen:
+            rebuild = PyCodegen(self, graph_output_var="graph_out_0", shared=shared)
+            for value in stack_values:
+                rebuild(value)
+            for name, value in (stored_locals or {}).items():
+                rebuild(value)
+                rebuild.store_fast(name)
+            self.side_effects.codegen(rebuild)
+            return rebuild
+
+        # A first pass finds the new objects rebuilt more than once; the second builds
+        # each of them once.
+        temp_count = self.temp_count
+        shared = rebuild_values(frozenset()).shared_objects()
+        self.temp_count = temp_count
+        rebuild = rebuild_values(shared)
         outputs = list(rebuild.graph_outputs)
         self.graph.output(tuple(outputs))
         self.remove_unused_graphargs()

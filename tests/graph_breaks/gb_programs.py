@@ -201,12 +201,6 @@ def inlined_item(x):
 
 
 @case(x3)
-def method_call_breaks(x):
-    box = Box(x)
-    return box.value + 1
-
-
-@case(x3)
 def list_method_result_break(x):
     parts = [x, x * 2]
     print(len(parts))

@@ -126,6 +126,13 @@ def compare_identity_or_equal(
     unimplemented(f"`==` between {a!r} and {b!r}")
 
 
+def holds_mutable(vt: VariableTracker) -> bool:
+    """A list, dict or set, or a tuple with one inside: its items have an identity."""
+    if isinstance(vt, (ListVariable, ConstDictVariable, SetVariable)):
+        return True
+    return isinstance(vt, TupleVariable) and any(holds_mutable(item) for item in vt.items)
+
+
 def call_operator(
     tx: InstructionTranslatorBase, fn: Callable, args: list[VariableTracker]
 ) -> VariableTracker:
@@ -142,7 +149,9 @@ def call_operator(
         return tx.output.call(tx, "call_function", fn, args)
     if fn in ARITHMETIC_OPERATORS and is_symbolic_arithmetic(args):
         return tx.output.call(tx, "call_function", INPLACE_TO_PLAIN.get(fn, fn), args)
-    if fn not in MUTATING_OPERATORS:  # folding would change a copy of the container
+    # Folding works on copies: a mutation (`l[0] = 1`), or an item that is itself a
+    # mutable object (`nested[0].append(v)`), must reach the container's own items.
+    if fn not in MUTATING_OPERATORS and not (fn in CONTAINER_METHODS and holds_mutable(args[0])):
         try:
             return fold(fn, [arg.as_python_constant() for arg in args], {})
         except NotConstant:

@@ -60,11 +60,18 @@ class BaseListVariable(VariableTracker):
     def unpack_var_sequence(self, tx: InstructionTranslatorBase) -> list[VariableTracker]:
         return list(self.items)
 
+    def is_new_object(self) -> bool:
+        return self.source is None
+
     def reconstruct(self, codegen: PyCodegen) -> None:
         # An input is returned as the very same object; a new sequence is rebuilt.
         if self.source is not None:
             self.source.reconstruct(codegen)
             return
+        self.reconstruct_contents(codegen)
+
+    def reconstruct_contents(self, codegen: PyCodegen) -> None:
+        """A new sequence with the current items (an input's are replayed this way)."""
         for item in self.items:
             codegen(item)
         codegen.build(self.python_cls, len(self.items))
@@ -137,6 +144,9 @@ class SizeVariable(TupleVariable):
 
     def as_python_constant(self) -> Any:
         return torch.Size([item.as_python_constant() for item in self.items])
+
+    def is_new_object(self) -> bool:
+        return False  # rebuilt as a constant, or from graph values: no identity to keep
 
     def as_proxy(self) -> Any:
         # A size with symbolic dims is a tuple of ints and nodes in the graph.
