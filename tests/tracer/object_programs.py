@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import functools
 
 import torch
 from tracer_programs import case, t
@@ -299,3 +300,60 @@ def delete_global(x):
     result = TEMP * 2
     del TEMP
     return result
+# --- builtins on user objects ------------------------------------------------------
+
+
+@case(lambda: (t(3), Point(2.0)))
+def hasattr_on_argument(x, p):
+    if hasattr(p, "z"):
+        return x * p.z
+    if hasattr(p, "x") and hasattr(p, "norm2"):
+        return x + p.x
+    return x
+
+
+@case(lambda: (t(3), Point(2.0)))
+def getattr_missing_with_default(x, p):
+    return x * getattr(p, "z", 3) + getattr(p, "x", 0)
+
+
+@case(x3)
+def getattr_default_on_new_object(x):
+    p = Point(x)
+    return getattr(p, "x", None) + getattr(p, "missing", 1)
+
+
+@case(lambda: (t(3), Holder()))
+def setattr_on_argument(x, holder):
+    setattr(holder, "value", x * 2)  # noqa: B010 (the builtin is what is traced)
+    setattr(holder, "extra", 1)  # noqa: B010
+    return holder.value + holder.extra
+
+
+@case(lambda: (t(3), Span(t(3), t(3))))
+def namedtuple_argument_fields(x, span):
+    return x * span.left + span.right, span[0]
+
+
+@case(x3)
+def functools_partial_called(x):
+    scale = functools.partial(torch.mul, other=2)
+    return scale(x) + 1
+
+
+def affine(v, scale=1.0, shift=0.0):
+    return v * scale + shift
+
+
+TABLE = {"affine": affine}
+
+
+@case(x3)
+def function_from_dict_with_keywords(x):
+    return TABLE["affine"](x, shift=0.5)
+
+
+@case(x3)
+def partial_of_user_function(x):
+    f = functools.partial(affine, scale=3.0)
+    return f(x, shift=1.0)

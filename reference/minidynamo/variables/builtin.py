@@ -8,6 +8,7 @@ on constants they are folded; on lists, tuples and dicts they call the container
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 from collections.abc import Callable
@@ -98,6 +99,8 @@ def compare_identity(a: VariableTracker, b: VariableTracker) -> bool:
     """``a is b``, decided at trace time."""
     if a is b:
         return True
+    if a.is_new_object() or b.is_new_object():
+        return False  # an object the trace created has exactly one VariableTracker
     if a.source is not None and b.source is not None and a.source.name == b.source.name:
         return True
     if is_tensor(a) and is_tensor(b):
@@ -244,10 +247,57 @@ def _call_type(tx: InstructionTranslatorBase, obj: VariableTracker) -> VariableT
     return wrap_class(obj.python_type())
 
 
-def _call_getattr(
+def _has_attr(tx: InstructionTranslatorBase, obj: VariableTracker, name: str) -> bool:
+    from minidynamo.variables.user_defined import UserDefinedObjectVariable
+
+    if isinstance(obj, UserDefinedObjectVariable):
+        return obj.has_attr(tx, name)
+    if obj.is_python_constant():
+        return hasattr(obj.as_python_constant(), name)
+    unimplemented(f"hasattr on {obj!r}")
+
+
+def _call_hasattr(
     tx: InstructionTranslatorBase, obj: VariableTracker, name: VariableTracker
 ) -> VariableTracker:
-    return obj.var_getattr(tx, name.as_python_constant())
+    return ConstantVariable(_has_attr(tx, obj, name.as_python_constant()))
+
+
+def _call_getattr(
+    tx: InstructionTranslatorBase,
+    obj: VariableTracker,
+    name: VariableTracker,
+    default: VariableTracker | None = None,
+) -> VariableTracker:
+    attr = name.as_python_constant()
+    if default is not None and not _has_attr(tx, obj, attr):
+        return default
+    return obj.var_getattr(tx, attr)
+
+
+def _call_setattr(
+    tx: InstructionTranslatorBase,
+    obj: VariableTracker,
+    name: VariableTracker,
+    value: VariableTracker,
+) -> VariableTracker:
+    from minidynamo.variables.user_defined import UserDefinedObjectVariable
+
+    if not isinstance(obj, UserDefinedObjectVariable):
+        unimplemented(f"setattr on {obj!r}")
+    obj.store_attr(tx, name.as_python_constant(), value)
+    return ConstantVariable(None)
+
+
+def _call_partial(
+    tx: InstructionTranslatorBase,
+    fn: VariableTracker,
+    *args: VariableTracker,
+    **kwargs: VariableTracker,
+) -> VariableTracker:
+    from minidynamo.variables.functions import FunctoolsPartialVariable
+
+    return FunctoolsPartialVariable(fn, list(args), kwargs)
 
 
 def _call_bool(
@@ -363,6 +413,9 @@ BUILTIN_HANDLERS: dict[Callable, Callable[..., VariableTracker]] = {
     isinstance: _call_isinstance,
     type: _call_type,
     getattr: _call_getattr,
+    hasattr: _call_hasattr,
+    setattr: _call_setattr,
+    functools.partial: _call_partial,
     bool: _call_bool,
     list: _call_list,
     tuple: _call_tuple,

@@ -164,8 +164,14 @@ class SizeVariable(TupleVariable):
         codegen.call(1)
 
 
+def is_namedtuple(cls: type) -> bool:
+    """A class made by `collections.namedtuple` (or `typing.NamedTuple`)."""
+    return issubclass(cls, tuple) and isinstance(getattr(cls, "_fields", None), tuple)
+
+
 class NamedTupleVariable(TupleVariable):
-    """A structseq result of a torch op, e.g. `x.max(dim=0)` with `.values`/`.indices`."""
+    """A namedtuple, or a structseq result of a torch op (`x.max(dim=0)` with
+    `.values`/`.indices`)."""
 
     def __init__(
         self, items: list[VariableTracker], tuple_cls: type, *, source: Source | None = None
@@ -187,9 +193,16 @@ class NamedTupleVariable(TupleVariable):
         return self.items[list(fields).index(name)]
 
     def reconstruct(self, codegen: PyCodegen) -> None:
+        if self.source is not None:
+            self.source.reconstruct(codegen)
+            return
+        # A namedtuple takes its fields as arguments, a structseq one sequence.
         codegen.load_callable(self.tuple_cls)
         for item in self.items:
             codegen(item)
+        if is_namedtuple(self.tuple_cls):
+            codegen.call(len(self.items))
+            return
         codegen.build(tuple, len(self.items))
         codegen.call(1)
 

@@ -14,8 +14,8 @@ import inspect
 import types
 from typing import TYPE_CHECKING, Any
 
-from minidynamo.bytecode import create_dup_top, create_instruction, create_swap
 from minidynamo import graph_break_registry as gb
+from minidynamo.bytecode import create_dup_top, create_instruction, create_swap
 from minidynamo.exc import unimplemented
 from minidynamo.side_effects import DELETED
 from minidynamo.source import AttrSource
@@ -40,12 +40,14 @@ def plain_class_problem(cls: type) -> str | None:
         if module is None or is_library_module(module):
             return f"base class {base.__qualname__} is not user code"
     for name, default in _OBJECT_SLOTS.items():
-        if inspect.getattr_static(cls, name) is not default:
+        if inspect.getattr_static(cls, name, None) is not default:
             return f"custom {name}"
     return None
 
 
+# `__del__` too: the empty object made while tracing must not run user code when freed.
 _OBJECT_SLOTS = {
+    "__del__": None,
     "__new__": object.__new__,
     "__setattr__": object.__setattr__,
     "__delattr__": object.__delattr__,
@@ -200,6 +202,9 @@ class UserDefinedObjectVariable(VariableTracker):
         if stored is not None:
             return stored
         source = None if self.source is None else AttrSource(self.source, name)
+        if self.cls_vt is not None and self.cls_vt.source is not None:
+            # A new object's own attributes are all in SideEffects: this is its class's.
+            source = AttrSource(self.cls_vt.source, name)
         instance_dict = getattr(self.value, "__dict__", {})
         try:
             attr = inspect.getattr_static(self.value, name)
@@ -208,6 +213,33 @@ class UserDefinedObjectVariable(VariableTracker):
         if name in instance_dict and attr is instance_dict[name]:
             return VariableBuilder(tx, source)(attr)
         return wrap_class_attribute(tx, self, attr, source)
+
+    def has_attr(self, tx: InstructionTranslatorBase, name: str) -> bool:
+        """``hasattr(obj, name)``, without running user code. An instance attribute of an
+        input is guarded (``hasattr(L['p'], 'z')``); the class is already guarded."""
+        cls = type(self.value)
+        if inspect.getattr_static(cls, "__getattr__", None) is not None:
+            unimplemented(f"hasattr on {cls.__qualname__} (custom __getattr__)")
+        if inspect.getattr_static(cls, "__getattribute__") is not object.__getattribute__:
+            unimplemented(f"hasattr on {cls.__qualname__} (custom __getattribute__)")
+        stored = tx.output.side_effects.load_attr(self, name)
+        if stored is not None and stored is not DELETED:
+            return True
+        try:
+            inspect.getattr_static(cls, name)
+        except AttributeError:
+            pass
+        else:
+            if stored is DELETED:
+                unimplemented(f"hasattr of {name!r} after `del` on {cls.__qualname__}")
+            return True
+        if stored is DELETED or self.is_new_object():
+            return False
+        if self.source is None:
+            unimplemented(f"hasattr on {self!r} that cannot be guarded")
+        present = name in getattr(self.value, "__dict__", {})
+        tx.output.guards.add_hasattr(self.source, name, present)
+        return present
 
     def store_attr(self, tx: InstructionTranslatorBase, name: str, value: VariableTracker) -> None:
         """``obj.name = value``: a plain store (no setter, no custom ``__setattr__``)."""
