@@ -46,4 +46,10 @@ def is_torch_function(fn: object) -> bool:
 
 def skip_code(code: types.CodeType) -> bool:
     """Frames of `code` are run by CPython as they are, never converted."""
-    return is_library_file(code.co_filename)
+    return is_library_file(code.co_filename) or is_namedtuple_new(code)
+
+
+def is_namedtuple_new(code: types.CodeType) -> bool:
+    """The `__new__` that `collections.namedtuple` generates with `eval` (a lambda in
+    `<string>` calling `_tuple_new`): stdlib code, though its file name says otherwise."""
+    return code.co_filename == "<string>" and code.co_names == ("_tuple_new",)

@@ -357,3 +357,14 @@ def function_from_dict_with_keywords(x):
 def partial_of_user_function(x):
     f = functools.partial(affine, scale=3.0)
     return f(x, shift=1.0)
+
+
+@case(x3)
+def namedtuple_constructed_and_returned(x):
+    span = Span(x, right=x + 1)
+    return span, span.right - span.left
+
+
+@case(x3)
+def partial_returned(x):
+    return functools.partial(affine, scale=2.0), x + 1

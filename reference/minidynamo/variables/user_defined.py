@@ -21,6 +21,7 @@ from minidynamo.side_effects import DELETED
 from minidynamo.source import AttrSource
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable
+from minidynamo.variables.lists import NamedTupleVariable, is_namedtuple
 
 if TYPE_CHECKING:
     from minidynamo.codegen import PyCodegen
@@ -133,6 +134,8 @@ class UserDefinedClassVariable(VariableTracker):
         from minidynamo.variables.functions import UserFunctionVariable
 
         cls = self.value
+        if is_namedtuple(cls):
+            return self.call_namedtuple(tx, args, kwargs)
         problem = plain_class_problem(cls)
         if problem is not None:
             unimplemented(f"call to {self!r}: {problem}", gb.UNSUPPORTED_CALL)
@@ -146,6 +149,28 @@ class UserDefinedClassVariable(VariableTracker):
         else:
             unimplemented(f"{cls.__qualname__}.__init__ of type {type(init).__name__}")
         return obj
+
+
+    def call_namedtuple(
+        self,
+        tx: InstructionTranslatorBase,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        """A namedtuple's generated ``__new__`` only binds its fields."""
+        from minidynamo.builder import VariableBuilder
+
+        try:
+            bound = inspect.signature(self.value).bind(*args, **kwargs)
+        except TypeError as e:
+            unimplemented(f"{self.value.__qualname__}() raises TypeError: {e}")
+        fields = [
+            bound.arguments[name]
+            if name in bound.arguments
+            else VariableBuilder(tx, None)(self.value._field_defaults[name])
+            for name in self.value._fields
+        ]
+        return NamedTupleVariable(fields, self.value)
 
 
 class UserDefinedObjectVariable(VariableTracker):
