@@ -38,6 +38,7 @@ from minidynamo.variables.lists import (
     NamedTupleVariable,
     SizeVariable,
     TupleVariable,
+    is_namedtuple,
 )
 from minidynamo.variables.misc import PythonModuleVariable
 from minidynamo.variables.nn_module import NNModuleVariable
@@ -156,6 +157,8 @@ class VariableBuilder:
         return vt
 
     def wrap_sequence(self, value: tuple | list) -> VariableTracker:
+        if is_namedtuple(type(value)):
+            return self.wrap_namedtuple(value)  # type: ignore[arg-type]
         if type(value) not in (tuple, list):
             return self.wrap_object(value)
         if self.guards is not None:
@@ -165,6 +168,17 @@ class VariableBuilder:
         ]
         cls = TupleVariable if type(value) is tuple else ListVariable
         return cls(items, source=self.source)
+
+    def wrap_namedtuple(self, value: tuple) -> VariableTracker:
+        """A namedtuple: its class is guarded (and so its length), each field read by
+        its name (``L['p'].left``, as Dynamo)."""
+        if self.guards is not None:
+            self.guards.add_type_match(self.source, value)
+        items = [
+            self.child(lambda s, f=field: AttrSource(s, f))(item)
+            for field, item in zip(type(value)._fields, value, strict=True)  # type: ignore[attr-defined]
+        ]
+        return NamedTupleVariable(items, type(value), source=self.source)
 
     def wrap_dict(self, value: dict) -> VariableTracker:
         if type(value) is not dict or not all(is_constant_value(key) for key in value):

@@ -3,14 +3,18 @@ VariableTracker has a `reconstruct` method"), and the modified code object itsel
 
 A VariableTracker with a source is reloaded from the frame (`LOAD_FAST x`); a tensor
 computed by the graph is read from the graph's output tuple (`graph_out_0[i]`);
-containers are rebuilt item by item (BUILD_TUPLE ...).
+containers are rebuilt item by item (BUILD_TUPLE ...). An object the trace created and
+that is used more than once (returned and stored, ``return l, l``) is built once and
+kept in a temporary local, so that it stays one object, as in eager.
 """
 
 from __future__ import annotations
 
 import builtins
+import collections
 import dataclasses
 import types
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from minidynamo.bytecode import (
@@ -20,6 +24,7 @@ from minidynamo.bytecode import (
     create_binary_subscr,
     create_call_function,
     create_call_method,
+    create_dup_top,
     create_instruction,
     create_load_attr,
     create_load_closure,
@@ -32,6 +37,7 @@ from minidynamo.bytecode import (
     create_store_fast,
     decode,
 )
+from minidynamo.exc import unimplemented
 
 if TYPE_CHECKING:
     import torch.fx
@@ -53,17 +59,51 @@ _PROLOGUE = frozenset({"MAKE_CELL", "COPY_FREE_VARS", "RESUME"})
 
 
 class PyCodegen:
-    """Accumulates instructions; ``codegen(vt)`` emits the rebuilding of `vt`."""
+    """Accumulates instructions; ``codegen(vt)`` emits the rebuilding of `vt`.
 
-    def __init__(self, output: OutputGraph, graph_output_var: str) -> None:
+    `shared` holds the new objects known to be rebuilt more than once (a first pass over
+    the same values counts `uses`): the first rebuild stores the object in a temporary
+    local (`tempvars`), each later one loads it from there."""
+
+    def __init__(
+        self,
+        output: OutputGraph,
+        graph_output_var: str,
+        shared: frozenset[int] = frozenset(),
+    ) -> None:
         self.output = output
         self.graph_output_var = graph_output_var
         self.instructions: list[Instruction] = []
         self.graph_outputs: dict[torch.fx.Node, int] = {}
         self.closures: set[str] = set()  # the frame's cells put into a closure tuple
+        self.shared = shared
+        self.uses: collections.Counter[int] = collections.Counter()
+        self.tempvars: dict[int, str | None] = {}  # None: being built
 
     def __call__(self, value: VariableTracker) -> None:
+        if not value.is_new_object():
+            value.reconstruct(self)
+            return
+        key = id(value)
+        self.uses[key] += 1
+        if key not in self.shared:
+            value.reconstruct(self)
+            return
+        if key in self.tempvars:
+            temp = self.tempvars[key]
+            if temp is None:
+                unimplemented(f"{value!r} contains itself")
+            self.load_fast(temp)
+            return
+        self.tempvars[key] = None
         value.reconstruct(self)
+        temp = self.tempvars[key] = self.new_temp()
+        self.extend(create_dup_top())
+        self.store_fast(temp)
+
+    def shared_objects(self) -> frozenset[int]:
+        """The new objects this pass rebuilt more than once."""
+        return frozenset(key for key, count in self.uses.items() if count > 1)
 
     def extend(self, instructions: list[Instruction]) -> None:
         self.instructions.extend(instructions)
@@ -143,12 +183,19 @@ class PyCodegen:
         self.extend(create_load_method(name))
         self.extend(create_call_method(0))
 
-    def call_method(self, name: str, local_args: list[str]) -> None:
-        """``TOS.name(*local_args)``, the arguments read from locals."""
+    def call_method(self, name: str, args: list[Callable[[], None]]) -> None:
+        """``TOS.name(*args)``, each argument pushed by its emitter."""
         self.extend(create_load_method(name))
-        for arg in local_args:
-            self.load_fast(arg)
-        self.extend(create_call_method(len(local_args)))
+        for emit in args:
+            emit()
+        self.extend(create_call_method(len(args)))
+
+    def load_installed(self, name: str, obj: Any, *, push_null: bool = False) -> None:
+        """`obj` installed as the global `name` and loaded (ready for `call` if
+        `push_null`)."""
+        self.output.install_global(name, obj)
+        load = create_load_global(name, push_null=False)
+        self.extend(add_push_null(load) if push_null else load)
 
     def new_temp(self) -> str:
         """A fresh local of the generated code (``___tmp_0``)."""

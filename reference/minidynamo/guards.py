@@ -178,6 +178,11 @@ class GuardSet:
             f"{self._bind(torch.is_grad_enabled)}() == {enabled}",
         )
 
+    def add_hasattr(self, source: Source, name: str, present: bool) -> None:
+        """The object at `source` has (or has not) the instance attribute `name`."""
+        text = f"hasattr({source.name}, {name!r})"
+        self._add(source, text if present else f"not {text}", text if present else f"not {text}")
+
     def add_alias(self, source: Source, other: Source) -> None:
         """`source` and `other` are the same object (one graph input serves both)."""
         self._add(source, f"{source.name} is {other.name}", f"{source.name} is {other.name}")

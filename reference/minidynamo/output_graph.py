@@ -198,17 +198,26 @@ class OutputGraph:
         function or the continuation (`continuation_cells`) closes over are stored."""
         from minidynamo.codegen import PyCodegen
 
-        rebuild = PyCodegen(self, graph_output_var="graph_out_0")
-        for value in stack_values:
-            rebuild(value)
-        for name, value in (stored_locals or {}).items():
-            rebuild(value)
-            rebuild.store_fast(name)
-        self.side_effects.codegen(rebuild)
-        for name, value in (stored_cells or {}).items():
-            if name in rebuild.closures or name in continuation_cells:
+        def rebuild_values(shared: frozenset[int]) -> PyCodegen:
+            rebuild = PyCodegen(self, graph_output_var="graph_out_0", shared=shared)
+            for value in stack_values:
                 rebuild(value)
-                rebuild.store_deref(name)
+            for name, value in (stored_locals or {}).items():
+                rebuild(value)
+                rebuild.store_fast(name)
+            self.side_effects.codegen(rebuild)
+            for name, value in (stored_cells or {}).items():
+                if name in rebuild.closures or name in continuation_cells:
+                    rebuild(value)
+                    rebuild.store_deref(name)
+            return rebuild
+
+        # A first pass finds the new objects rebuilt more than once; the second builds
+        # each of them once.
+        temp_count = self.temp_count
+        shared = rebuild_values(frozenset()).shared_objects()
+        self.temp_count = temp_count
+        rebuild = rebuild_values(shared)
         outputs = list(rebuild.graph_outputs)
         self.graph.output(tuple(outputs))
         self.remove_redundant_grad_switches()

@@ -4,36 +4,59 @@ RETURN and at each graph break (seed "Graph Breaks": "replay the modifications o
 locals and globals visible at that point"; seed 004: side effects stay in Python).
 
 Recorded: item mutations of input lists, dicts and sets (replayed as their final
-contents), attribute stores on input objects, global stores and stores to closure cells
-(`nonlocal`), in the order they first happened. Values created by the trace are rebuilt
-by their `reconstruct`.
+contents), attribute stores and deletions on input objects, global stores and
+deletions, and stores to closure cells (`nonlocal`), in the order they first happened.
+Objects created by the trace are rebuilt whole by their `reconstruct`, with their
+attributes (kept here too, so that the trace reads them back).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import dataclasses
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from minidynamo.bytecode import create_instruction
 from minidynamo.exc import unimplemented
 from minidynamo.source import AttrSource, LocalSource
 
 if TYPE_CHECKING:
+    from minidynamo.bytecode import Instruction
     from minidynamo.codegen import PyCodegen
     from minidynamo.variables.base import VariableTracker
     from minidynamo.variables.misc import CellVariable
+
+# The value of a deleted attribute or global (`del obj.attr`, `del NAME`).
+DELETED: Any = object()
+
+Emit = Callable[[], None]
+
+
+@dataclasses.dataclass
+class Replay:
+    """One mutation in bytecode: `apply(*operands)`, where each operand pushes a value
+    (the object to change, its new value)."""
+
+    operands: list[Emit]
+    apply: Callable[..., None]
 
 
 class SideEffects:
     """The pending mutations of one translation, keyed so each is replayed once."""
 
     def __init__(self) -> None:
-        # key -> a function emitting the replay; insertion order is replay order.
-        self.pending: dict[tuple, tuple[str, object, object]] = {}
+        # key -> (kind, object, detail); insertion order is replay order.
+        self.pending: dict[tuple, tuple[str, Any, Any]] = {}
         self.global_values: dict[str, VariableTracker] = {}
-        self.attr_values: dict[tuple[str, str], VariableTracker] = {}
+        # (owner, name) -> value; the owner is an input's source name, or a new object.
+        self.attr_values: dict[tuple[object, str], VariableTracker] = {}
 
     def __bool__(self) -> bool:
         return bool(self.pending)
+
+    def _record(self, key: tuple, mutation: tuple[str, Any, Any]) -> None:
+        self.pending.pop(key, None)  # the last store wins, in its new place
+        self.pending[key] = mutation
 
     def mutate_container(self, vt: VariableTracker) -> None:
         """`vt` (a list, dict or set from the frame's inputs) changed in place."""
@@ -44,76 +67,178 @@ class SideEffects:
     def mutated_container(self, source_name: str) -> VariableTracker | None:
         """The changed list, dict or set read from `source_name`, to read it again."""
         entry = self.pending.get(("contents", source_name))
-        return None if entry is None else entry[1]  # type: ignore[return-value]
+        return None if entry is None else entry[1]
+
+    # Attributes.
+
+    @staticmethod
+    def _owner(obj: VariableTracker) -> object:
+        return obj if obj.is_new_object() else obj.source.name  # type: ignore[union-attr]
 
     def store_attr(self, obj: VariableTracker, name: str, value: VariableTracker) -> None:
-        if obj.source is None:
-            unimplemented(f"attribute assignment .{name} on an object created by the trace")
-        key = (obj.source.name, name)
-        self.attr_values[key] = value
-        self.pending.pop(("attr", *key), None)  # the last store wins, in its new place
-        self.pending[("attr", *key)] = ("attr", obj, name)
+        if not obj.is_new_object() and obj.source is None:
+            unimplemented(f"attribute assignment .{name} on an object that cannot be reached")
+        self.attr_values[(self._owner(obj), name)] = value
+        if not obj.is_new_object():  # a new object is rebuilt with its attributes
+            self._record(("attr", obj.source.name, name), ("attr", obj, name))  # type: ignore[union-attr]
+
+    def delete_attr(self, obj: VariableTracker, name: str) -> None:
+        """``del obj.name``; the caller checked that the attribute exists."""
+        if obj.is_new_object():
+            del self.attr_values[(obj, name)]
+        else:
+            self.store_attr(obj, name, DELETED)
 
     def load_attr(self, obj: VariableTracker, name: str) -> VariableTracker | None:
-        if obj.source is None:
+        """The value the trace stored (or DELETED), None if it stored nothing."""
+        if not obj.is_new_object() and obj.source is None:
             return None
-        return self.attr_values.get((obj.source.name, name))
+        return self.attr_values.get((self._owner(obj), name))
+
+    def new_object_attributes(self, obj: VariableTracker) -> list[tuple[str, VariableTracker]]:
+        """The attributes of a new object, in the order they were first stored."""
+        return [(name, value) for (owner, name), value in self.attr_values.items() if owner is obj]
+
+    # Globals and cells.
 
     def store_global(self, name: str, value: VariableTracker) -> None:
         self.global_values[name] = value
-        self.pending.pop(("global", name), None)
-        self.pending[("global", name)] = ("global", name, None)
+        self._record(("global", name), ("global", name, None))
+
+    def delete_global(self, name: str) -> None:
+        self.store_global(name, DELETED)
 
     def store_cell(self, cell: CellVariable, value: VariableTracker) -> None:
         if cell.source is None:
             unimplemented("assignment to a closure variable that cannot be reached")
-        self.pending.pop(("cell", cell.source.name), None)
-        self.pending[("cell", cell.source.name)] = ("cell", cell, value)
+        self._record(("cell", cell.source.name), ("cell", cell, value))
 
     # Replay.
 
     def codegen(self, codegen: PyCodegen) -> None:
-        for kind, first, second in self.pending.values():
+        """Replay every mutation. With several, all their operands are computed first,
+        into temporary locals: one mutation may reach its object or its value through
+        an object that another one changes (``nested.insert(0, []); nested[1].append(v)``
+        finds ``nested[1]`` only before `nested` is replayed)."""
+        replays = [
             getattr(self, "_replay_" + kind)(codegen, first, second)
+            for kind, first, second in self.pending.values()
+        ]
+        if len(replays) > 1:
+            for replay in replays:
+                replay.operands = [_saved(codegen, emit) for emit in replay.operands]
+        for replay in replays:
+            replay.apply(*replay.operands)
 
-    def _replay_contents(self, codegen: PyCodegen, vt: VariableTracker, _: object) -> None:
+    def _replay_contents(self, codegen: PyCodegen, vt: VariableTracker, _: object) -> Replay:
         """``l[:] = [...]`` for a list; ``d.clear(); d.update({...})`` for a dict or set."""
         source = vt.source
-        vt.source = None  # rebuild the new contents, not a reference to the object
-        try:
-            codegen(vt)
-        finally:
-            vt.source = source
-        if vt.python_type() is list:
-            source.reconstruct(codegen)
+
+        def replace_items(contents: Emit, target: Emit) -> None:
+            contents()
+            target()
             codegen.load_const(None)
             codegen.load_const(None)
             codegen.extend([create_instruction("BUILD_SLICE", argval=2)])
             codegen.extend([create_instruction("STORE_SUBSCR")])
-            return
-        temp = codegen.new_temp()
-        codegen.store_fast(temp)
-        for method, args in (("clear", []), ("update", [temp])):
-            source.reconstruct(codegen)
-            codegen.call_method(method, args)
-            codegen.extend([create_instruction("POP_TOP")])
 
-    def _replay_attr(self, codegen: PyCodegen, obj: VariableTracker, name: str) -> None:
-        codegen(self.attr_values[(obj.source.name, name)])  # type: ignore[union-attr]
-        codegen(obj)
-        codegen.extend([create_instruction("STORE_ATTR", argval=name)])
+        def clear_and_update(contents: Emit, target: Emit) -> None:
+            saved = _saved(codegen, contents)  # built before `clear` empties the target
+            for method, args in (("clear", []), ("update", [saved])):
+                target()
+                codegen.call_method(method, args)
+                codegen.extend([create_instruction("POP_TOP")])
 
-    def _replay_global(self, codegen: PyCodegen, name: str, _: object) -> None:
-        codegen(self.global_values[name])
-        codegen.extend([create_instruction("STORE_GLOBAL", argval=name)])
+        return Replay(
+            [lambda: vt.reconstruct_contents(codegen), lambda: source.reconstruct(codegen)],
+            replace_items if vt.python_type() is list else clear_and_update,
+        )
 
-    def _replay_cell(self, codegen: PyCodegen, cell: CellVariable, value: VariableTracker) -> None:
-        codegen(value)
+    def _replay_attr(self, codegen: PyCodegen, obj: VariableTracker, name: str) -> Replay:
+        value = self.attr_values[(obj.source.name, name)]  # type: ignore[union-attr]
+
+        def target() -> None:
+            obj.source.reconstruct(codegen)  # type: ignore[union-attr]
+
+        if value is DELETED:
+
+            def delete(target: Emit) -> None:
+                # Stored first: the trace may have created the attribute it deletes.
+                codegen.load_const(None)
+                target()
+                codegen.extend([create_instruction("STORE_ATTR", argval=name)])
+                target()
+                codegen.extend([create_instruction("DELETE_ATTR", argval=name)])
+
+            return Replay([target], delete)
+
+        def store(value: Emit, target: Emit) -> None:
+            value()
+            target()
+            codegen.extend([create_instruction("STORE_ATTR", argval=name)])
+
+        return Replay([lambda: codegen(value), target], store)
+
+    def _replay_global(self, codegen: PyCodegen, name: str, _: object) -> Replay:
+        value = self.global_values[name]
+        if value is DELETED:
+
+            def delete() -> None:
+                # Stored first: the trace may have created the global it deletes.
+                codegen.load_const(None)
+                codegen.extend([create_instruction("STORE_GLOBAL", argval=name)])
+                codegen.extend([create_instruction("DELETE_GLOBAL", argval=name)])
+
+            return Replay([], delete)
+
+        def store(value: Emit) -> None:
+            value()
+            codegen.extend([create_instruction("STORE_GLOBAL", argval=name)])
+
+        return Replay([lambda: codegen(value)], store)
+
+    def _replay_cell(
+        self, codegen: PyCodegen, cell: CellVariable, value: VariableTracker
+    ) -> Replay:
         source = cell.source
         if isinstance(source, LocalSource):
-            codegen.extend([create_instruction("STORE_DEREF", argval=source.local_name)])
-        elif isinstance(source, AttrSource) and source.member == "cell_contents":
-            source.base.reconstruct(codegen)
-            codegen.extend([create_instruction("STORE_ATTR", argval="cell_contents")])
-        else:
-            unimplemented(f"assignment to the closure variable {source.name}")
+
+            def store_deref(value: Emit) -> None:
+                value()
+                codegen.extend([create_instruction("STORE_DEREF", argval=source.local_name)])
+
+            return Replay([lambda: codegen(value)], store_deref)
+        if isinstance(source, AttrSource) and source.member == "cell_contents":
+
+            def store_contents(value: Emit, cell: Emit) -> None:
+                value()
+                cell()
+                codegen.extend([create_instruction("STORE_ATTR", argval="cell_contents")])
+
+            return Replay(
+                [lambda: codegen(value), lambda: source.base.reconstruct(codegen)], store_contents
+            )
+        unimplemented(f"assignment to the closure variable {source.name}")
+
+
+def _saved(codegen: PyCodegen, emit: Emit) -> Emit:
+    """Run `emit` now into a temporary local; the result loads that local. A constant, a
+    local or a graph output cannot change meanwhile: it is emitted where it is used."""
+    start = len(codegen.instructions)
+    emit()
+    if _is_unchangeable(codegen.instructions[start:], codegen.graph_output_var):
+        del codegen.instructions[start:]
+        return emit
+    temp = codegen.new_temp()
+    codegen.store_fast(temp)
+    return lambda: codegen.load_fast(temp)
+
+
+def _is_unchangeable(instructions: list[Instruction], graph_output_var: str) -> bool:
+    """`LOAD_CONST c`, `LOAD_FAST x`, or `graph_out_0[i]` (not another subscript: the
+    container may be replayed)."""
+    opnames = [inst.opname for inst in instructions]
+    if opnames in (["LOAD_CONST"], ["LOAD_FAST"]):
+        return True
+    graph_output = ["LOAD_FAST", "LOAD_CONST", "BINARY_SUBSCR"]
+    return opnames == graph_output and instructions[0].argval == graph_output_var

@@ -40,6 +40,7 @@ from minidynamo.codegen import PyCodegen
 from minidynamo.exc import ObservedException, Unsupported, unimplemented
 from minidynamo.opcodes import load_all
 from minidynamo.opcodes.exceptions import Block
+from minidynamo.side_effects import DELETED
 from minidynamo.source import GlobalSource, LocalSource
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable
@@ -264,17 +265,29 @@ class InstructionTranslatorBase:
 
     def load_global(self, name: str) -> VariableTracker:
         side_effects = self.output.side_effects
+        stored = None
         if self.f_globals is self.output.root_globals:
             # A global assigned or changed in place by the trace reads back its new value.
             stored = side_effects.global_values.get(name)
             stored = stored or side_effects.mutated_container(GlobalSource(name).name)
-            if stored is not None:
+            if stored is not None and stored is not DELETED:
                 return stored
-        if name in self.f_globals:
+        if name in self.f_globals and stored is not DELETED:
             return VariableBuilder(self, self.global_source(name))(self.f_globals[name])
         if name in self.f_builtins:
             return VariableBuilder(self, None)(self.f_builtins[name])
         unimplemented(f"name {name!r} is not defined")
+
+    def delete_global(self, name: str) -> None:
+        """``del NAME``, the global read first (and so guarded): the generated code
+        deletes it only where eager would find it."""
+        if self.output.side_effects.global_values.get(name) is DELETED:
+            unimplemented(f"del of global {name!r} raises NameError")
+        if name not in self.output.side_effects.global_values:
+            if name not in self.f_globals:
+                unimplemented(f"del of global {name!r} raises NameError")
+            VariableBuilder(self, GlobalSource(name))(self.f_globals[name])
+        self.output.side_effects.delete_global(name)
 
     # Calls and returns.
 

@@ -27,10 +27,6 @@ def case(
 
 # Documented differences from real Dynamo (torch 2.14.1).
 NUMPY = "Dynamo traces NumPy calls as tensor operations; our continuation runs eagerly"
-CONSTRUCTION_BREAKS = (
-    "constructing a user object breaks (Dynamo traces it); the continuation holds the "
-    "tensor only inside the new object, so it has no tensor and runs in CPython: no graph"
-)
 RAISE = "the continuation raises (Dynamo's GB0088): CPython runs it (no graph, as in Dynamo)"
 
 
@@ -182,12 +178,6 @@ def inlined_function_breaks(x):
 def inlined_item(x):
     s = helper_item(x)
     return x + s
-
-
-@case(x3, parity=CONSTRUCTION_BREAKS)
-def method_call_breaks(x):
-    box = Box(x)
-    return box.value + 1
 
 
 @case(x3)
@@ -904,6 +894,63 @@ def local_dict_across_break(x):
     print("between")
     d["b"] = d["a"] * 2
     return d
+
+
+# --- nested containers and new objects around breaks --------------------------------
+
+
+class Holder:
+    def __init__(self):
+        self.table = {"hist": []}
+
+
+@case(lambda: (t(3), [[]]))
+def nested_list_mutated_across_break(x, nested):
+    nested[0].append(x)
+    print("between")
+    nested[0].append(x + 1)
+    return len(nested[0])
+
+
+@case(lambda: (t(3), [{}, {"a": 1}]))
+def dict_in_list_mutated_before_break(x, items):
+    items[0]["double"] = x * 2
+    del items[1]["a"]
+    print("between")
+    return x + len(items[1])
+
+
+@case(lambda: (t(3), Holder()))
+def list_in_dict_attribute_mutated_after_break(x, holder):
+    print("first")
+    holder.table["hist"].append(x.sum())
+    return x * len(holder.table["hist"])
+
+
+@case(lambda: (t(3), [[1], [2]]))
+def outer_and_inner_lists_mutated_across_break(x, nested):
+    nested.insert(0, [])
+    nested[1].append(x)
+    print("between")
+    nested[0].append(x + 1)
+    return len(nested)
+
+
+@case(lambda: (t(3), []))
+def new_list_stored_and_live_across_break(x, out):
+    items = [x + 1]
+    out.append(items)
+    print("between")
+    items.append(x * 2)
+    return items
+
+
+@case(lambda: (t(3), []))
+def new_object_stored_then_break(x, out):
+    box = Box(x * 2)
+    out.append(box)
+    print("between")
+    return box.value + 1
 
 
 # --- exceptions ----------------------------------------------------------------------

@@ -5,6 +5,7 @@ eagerly, or graph-breaks). A second call with equal inputs hits the cache."""
 from __future__ import annotations
 
 import minidynamo
+import object_programs  # noqa: F401  (registers its programs in CASES)
 import pytest
 from minidynamo import convert_frame
 from tracer_harness import (

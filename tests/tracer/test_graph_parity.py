@@ -5,6 +5,7 @@ documents why they differ (`parity=`)."""
 from __future__ import annotations
 
 import minidynamo
+import object_programs  # noqa: F401  (registers its programs in CASES)
 import pytest
 from tracer_harness import (
     Case,

@@ -189,3 +189,69 @@ def test_unused_arguments_add_no_guards():
     minidynamo.compile(lambda x, unused: x + 1)(torch.randn(3), "anything")
     (entries,) = convert_frame._cache.values()
     assert all("unused" not in guard.text for guard in entries[0].check_fn.guards)
+
+
+def test_instance_attribute_presence_change_recompiles():
+    # hasattr / getattr with a default read whether the instance has the attribute.
+    def fn(x, cfg):
+        bonus = getattr(cfg, "bonus", 0)
+        return x * cfg.factor + bonus if hasattr(cfg, "factor") else x
+
+    with_bonus = Config(2)
+    with_bonus.bonus = 5
+    x = torch.randn(3)
+    assert calls(fn, (x, Config(2)), (x, Config(2)), (x, with_bonus), (x, Config(2))) == [
+        1,
+        1,
+        2,
+        2,
+    ]
+    (entry, _) = convert_frame.cache_entries(fn.__code__)
+    assert "not hasattr(L['cfg'], 'bonus')" in [guard.text for guard in entry.check_fn.guards]
+
+
+def test_deleted_attribute_missing_on_next_call_is_not_deleted_again():
+    def fn(x, cfg):
+        del cfg.factor
+        return x + 1
+
+    compiled = minidynamo.compile(fn)
+    x = torch.randn(3)
+    first = Config(2)
+    assert torch.equal(compiled(x, first), x + 1)
+    assert not hasattr(first, "factor")
+    with pytest.raises(AttributeError):  # as eagerly: the guard on cfg.factor fails
+        compiled(x, first)
+
+
+def test_namedtuple_class_change_recompiles():
+    import collections
+
+    first = collections.namedtuple("First", ["a", "b"])
+    second = collections.namedtuple("Second", ["a", "b"])
+    x = torch.randn(3)
+    fn = lambda x, p: x * p.a + p.b  # noqa: E731
+    assert calls(fn, (x, first(2, 3)), (x, first(2, 3)), (x, second(2, 3))) == [1, 1, 2]
+
+
+class Scaled:
+    factor = 2
+
+    def __init__(self, x):
+        self.x = x
+
+
+def scaled_object(x):
+    return Scaled(x).x * Scaled.factor + Scaled(x).factor
+
+
+def test_class_attribute_read_through_new_object_change_recompiles():
+    compiled = minidynamo.compile(scaled_object)
+    x = torch.randn(3)
+    assert torch.equal(compiled(x), scaled_object(x))
+    Scaled.factor = 5
+    try:
+        assert torch.equal(compiled(x), scaled_object(x))
+        assert compile_count() == 2
+    finally:
+        Scaled.factor = 2

@@ -110,6 +110,32 @@ def same(a: Any, b: Any) -> bool:
     return a == b
 
 
+def alias_pattern(value: Any) -> list[int]:
+    """Which mutable parts of `value` (lists, dicts, sets, user objects) are one object:
+    in visiting order, each part is numbered by its first visit. `l = []; return l, l`
+    gives [0, 1, 1] (the tuple, then the same list twice); two equal lists [0, 1, 2]."""
+    numbers: dict[int, int] = {}
+    pattern: list[int] = []
+
+    def visit(v: Any) -> None:
+        is_object = hasattr(v, "__dict__") and not isinstance(
+            v, (type, types.ModuleType, types.FunctionType, torch.Tensor, torch.nn.Module)
+        )
+        if not isinstance(v, (list, tuple, dict, set)) and not is_object:
+            return
+        if id(v) in numbers:
+            pattern.append(numbers[id(v)])
+            return
+        numbers[id(v)] = len(numbers)
+        pattern.append(numbers[id(v)])
+        parts = v.values() if isinstance(v, dict) else vars(v).values() if is_object else v
+        for part in parts:
+            visit(part)
+
+    visit(value)
+    return pattern
+
+
 def check_same_outcome(case: Case, eager: Outcome, compiled: Outcome) -> None:
     context = f"\n{case.name}:\n{dis_text(case.fn.__code__)}"
     if eager.exception is not None or compiled.exception is not None:
@@ -118,6 +144,9 @@ def check_same_outcome(case: Case, eager: Outcome, compiled: Outcome) -> None:
     else:
         assert same(eager.result, compiled.result), f"results differ{context}"
     assert same(eager.args_after, compiled.args_after), f"mutated arguments differ{context}"
+    assert alias_pattern((eager.result, eager.args_after)) == alias_pattern(
+        (compiled.result, compiled.args_after)
+    ), f"objects shared differently (identity){context}"
 
 
 def normalized_graph(gm: torch.fx.GraphModule) -> tuple[list[str], list[tuple]]:

@@ -1212,11 +1212,7 @@ def nn_module_parameters(m, x):
     return x @ m.lin1.weight.t() + m.lin1.bias
 
 
-@case(
-    lambda: (t(3),),
-    breaks="constructing a user object is not modelled: the call runs in CPython",
-    parity="Dynamo traces Point(1, 2) into one graph; we break at the call",
-)
+@case(lambda: (t(3),))
 def set_attribute_on_object(x):
     p = Point(1, 2)
     return x * p.x

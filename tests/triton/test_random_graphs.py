@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 import torch
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from minidynamo.backends.triton import codegen
 
@@ -33,7 +33,9 @@ SHAPES = [(3, 5), (4, 1, 6), (7,), (2, 3, 4), (1, 9)]
 
 
 @pytest.mark.parametrize("reductions", ["persistent", "looped"])
-@settings(max_examples=30, deadline=None,
+# Derandomized: every run (and CI) tries the same examples, so a failure is a regression;
+# for a wider search, run locally with derandomize=False.
+@settings(max_examples=30, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     shape=st.sampled_from(SHAPES),
@@ -41,6 +43,10 @@ SHAPES = [(3, 5), (4, 1, 6), (7,), (2, 3, 4), (1, 9)]
                    min_size=1, max_size=7),
     seed=st.integers(0, 2**16),
 )
+# Found by the search: a padded column read a shifted index that is negative only in the
+# masked-off lanes, and a later flip could not divide it.
+@example(shape=(3, 5), steps=[("abs", 0), ("abs", 0), ("flat_flip", 0), ("flip", 24),
+                              ("pad_crop", 41)], seed=0)
 def test_random_graphs_match_eager(check, monkeypatch, reductions, shape, steps, seed):
     if reductions == "looped":
         monkeypatch.setattr(codegen.config, "persistent_reduction_limit", 2)

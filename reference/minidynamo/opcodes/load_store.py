@@ -99,7 +99,9 @@ def STORE_GLOBAL(tx: InstructionTranslatorBase, inst: Instruction) -> None:
 
 @handler("DELETE_GLOBAL")
 def DELETE_GLOBAL(tx: InstructionTranslatorBase, inst: Instruction) -> None:
-    unimplemented(f"deletion of global {inst.argval!r}")
+    if tx.f_globals is not tx.output.root_globals:
+        unimplemented(f"deletion of global {inst.argval!r} of another module")
+    tx.delete_global(inst.argval)
 
 
 @handler("LOAD_CLOSURE", until=(3, 12))
@@ -155,9 +157,12 @@ def STORE_ATTR(tx: InstructionTranslatorBase, inst: Instruction) -> None:
     obj, value = tx.pop(), tx.pop()
     if not isinstance(obj, UserDefinedObjectVariable):
         unimplemented(f"attribute assignment .{inst.argval} on {obj!r}")
-    tx.output.side_effects.store_attr(obj, inst.argval, value)
+    obj.store_attr(tx, inst.argval, value)
 
 
 @handler("DELETE_ATTR")
 def DELETE_ATTR(tx: InstructionTranslatorBase, inst: Instruction) -> None:
-    unimplemented(f"attribute deletion .{inst.argval}")
+    obj = tx.pop()
+    if not isinstance(obj, UserDefinedObjectVariable):
+        unimplemented(f"attribute deletion .{inst.argval} on {obj!r}")
+    obj.delete_attr(tx, inst.argval)

@@ -63,6 +63,11 @@ class VariableTracker:
             return False
         return True
 
+    def is_new_object(self) -> bool:
+        """A mutable object (list, dict, set, tuple, user object) the trace created: it
+        has an identity the generated code must keep (one object however often used)."""
+        return False
+
     def as_proxy(self) -> Any:
         """This value as an argument of an FX node (a Proxy, or a constant)."""
         unimplemented(f"{self!r} cannot be an argument of a graph operation")

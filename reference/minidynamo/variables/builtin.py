@@ -9,6 +9,7 @@ on constants they are folded; on lists, tuples and dicts they call the container
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 import operator
 from collections.abc import Callable, Iterator
@@ -101,6 +102,8 @@ def compare_identity(a: VariableTracker, b: VariableTracker) -> bool:
     """``a is b``, decided at trace time."""
     if a is b:
         return True
+    if a.is_new_object() or b.is_new_object():
+        return False  # an object the trace created has exactly one VariableTracker
     if a.source is not None and b.source is not None and a.source.name == b.source.name:
         return True
     if is_tensor(a) and is_tensor(b):
@@ -129,6 +132,13 @@ def compare_identity_or_equal(
     unimplemented(f"`==` between {a!r} and {b!r}")
 
 
+def holds_mutable(vt: VariableTracker) -> bool:
+    """A list, dict or set, or a tuple with one inside: its items have an identity."""
+    if isinstance(vt, (ListVariable, ConstDictVariable, SetVariable)):
+        return True
+    return isinstance(vt, TupleVariable) and any(holds_mutable(item) for item in vt.items)
+
+
 def call_operator(
     tx: InstructionTranslatorBase, fn: Callable, args: list[VariableTracker]
 ) -> VariableTracker:
@@ -150,7 +160,9 @@ def call_operator(
         return tx.output.call(tx, "call_function", fn, args)
     if fn in ARITHMETIC_OPERATORS and is_symbolic_arithmetic(args):
         return tx.output.call(tx, "call_function", INPLACE_TO_PLAIN.get(fn, fn), args)
-    if fn not in MUTATING_OPERATORS:  # folding would change a copy of the container
+    # Folding works on copies: a mutation (`l[0] = 1`), or an item that is itself a
+    # mutable object (`nested[0].append(v)`), must reach the container's own items.
+    if fn not in MUTATING_OPERATORS and not (fn in CONTAINER_METHODS and holds_mutable(args[0])):
         try:
             return fold(fn, [arg.as_python_constant() for arg in args], {})
         except NotConstant:
@@ -250,10 +262,57 @@ def _call_type(tx: InstructionTranslatorBase, obj: VariableTracker) -> VariableT
     return wrap_class(obj.python_type())
 
 
-def _call_getattr(
+def _has_attr(tx: InstructionTranslatorBase, obj: VariableTracker, name: str) -> bool:
+    from minidynamo.variables.user_defined import UserDefinedObjectVariable
+
+    if isinstance(obj, UserDefinedObjectVariable):
+        return obj.has_attr(tx, name)
+    if obj.is_python_constant():
+        return hasattr(obj.as_python_constant(), name)
+    unimplemented(f"hasattr on {obj!r}")
+
+
+def _call_hasattr(
     tx: InstructionTranslatorBase, obj: VariableTracker, name: VariableTracker
 ) -> VariableTracker:
-    return obj.var_getattr(tx, name.as_python_constant())
+    return ConstantVariable(_has_attr(tx, obj, name.as_python_constant()))
+
+
+def _call_getattr(
+    tx: InstructionTranslatorBase,
+    obj: VariableTracker,
+    name: VariableTracker,
+    default: VariableTracker | None = None,
+) -> VariableTracker:
+    attr = name.as_python_constant()
+    if default is not None and not _has_attr(tx, obj, attr):
+        return default
+    return obj.var_getattr(tx, attr)
+
+
+def _call_setattr(
+    tx: InstructionTranslatorBase,
+    obj: VariableTracker,
+    name: VariableTracker,
+    value: VariableTracker,
+) -> VariableTracker:
+    from minidynamo.variables.user_defined import UserDefinedObjectVariable
+
+    if not isinstance(obj, UserDefinedObjectVariable):
+        unimplemented(f"setattr on {obj!r}")
+    obj.store_attr(tx, name.as_python_constant(), value)
+    return ConstantVariable(None)
+
+
+def _call_partial(
+    tx: InstructionTranslatorBase,
+    fn: VariableTracker,
+    *args: VariableTracker,
+    **kwargs: VariableTracker,
+) -> VariableTracker:
+    from minidynamo.variables.functions import FunctoolsPartialVariable
+
+    return FunctoolsPartialVariable(fn, list(args), kwargs)
 
 
 def _call_bool(
@@ -449,6 +508,9 @@ BUILTIN_HANDLERS: dict[Callable, Callable[..., VariableTracker]] = {
     isinstance: _call_isinstance,
     type: _call_type,
     getattr: _call_getattr,
+    hasattr: _call_hasattr,
+    setattr: _call_setattr,
+    functools.partial: _call_partial,
     bool: _call_bool,
     list: _call_list,
     tuple: _call_tuple,

@@ -55,10 +55,16 @@ class ConstDictVariable(VariableTracker):
     def unpack_var_sequence(self, tx: InstructionTranslatorBase) -> list[VariableTracker]:
         return [ConstantVariable.create(key) for key in self.items]
 
+    def is_new_object(self) -> bool:
+        return self.source is None
+
     def reconstruct(self, codegen: PyCodegen) -> None:
         if self.source is not None:
             self.source.reconstruct(codegen)
             return
+        self.reconstruct_contents(codegen)
+
+    def reconstruct_contents(self, codegen: PyCodegen) -> None:
         for key, value in self.items.items():
             codegen.load_const(key)
             codegen(value)
@@ -214,7 +220,16 @@ class SetVariable(VariableTracker):
     def unpack_var_sequence(self, tx: InstructionTranslatorBase) -> list[VariableTracker]:
         return [ConstantVariable.create(value) for value in self.values]
 
+    def is_new_object(self) -> bool:
+        return self.source is None
+
     def reconstruct(self, codegen: PyCodegen) -> None:
+        if self.source is not None:
+            self.source.reconstruct(codegen)
+            return
+        self.reconstruct_contents(codegen)
+
+    def reconstruct_contents(self, codegen: PyCodegen) -> None:
         for value in self.values:
             codegen.load_const(value)
         codegen.build(set, len(self.values))

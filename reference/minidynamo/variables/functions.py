@@ -10,13 +10,14 @@ runs one `yield` at a time as its items are asked for.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import sys
 import types
 from typing import TYPE_CHECKING, Any
 
 from minidynamo import graph_break_registry as gb
-from minidynamo.bytecode import create_make_function
+from minidynamo.bytecode import create_call_function_kw, create_make_function
 from minidynamo.exc import unimplemented
 from minidynamo.source import AttrSource, GetItemSource, GlobalSource
 from minidynamo.variables.base import VariableTracker
@@ -314,3 +315,43 @@ class SkipFunctionVariable(VariableTracker):
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         unimplemented(self.reason, self.gb_id)
+
+
+class FunctoolsPartialVariable(VariableTracker):
+    """``functools.partial(fn, *args, **kwargs)`` made by the trace: calling it calls
+    `fn` with the stored arguments first; rebuilt by calling ``functools.partial``."""
+
+    def __init__(
+        self, fn: VariableTracker, args: list[VariableTracker], kwargs: dict[str, VariableTracker]
+    ) -> None:
+        super().__init__()
+        self.fn = fn
+        self.args = args
+        self.kwargs = kwargs
+
+    def __repr__(self) -> str:
+        return f"FunctoolsPartialVariable({self.fn!r})"
+
+    def python_type(self) -> type:
+        return functools.partial
+
+    def call_function(
+        self,
+        tx: InstructionTranslatorBase,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        return self.fn.call_function(tx, [*self.args, *args], {**self.kwargs, **kwargs})
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        codegen.load_installed("__import_functools_dot_partial", functools.partial, push_null=True)
+        codegen(self.fn)
+        for arg in self.args:
+            codegen(arg)
+        for value in self.kwargs.values():
+            codegen(value)
+        nargs = 1 + len(self.args) + len(self.kwargs)
+        if self.kwargs:
+            codegen.extend(create_call_function_kw(nargs, tuple(self.kwargs)))
+        else:
+            codegen.call(nargs)

@@ -61,11 +61,18 @@ class BaseListVariable(VariableTracker):
     def unpack_var_sequence(self, tx: InstructionTranslatorBase) -> list[VariableTracker]:
         return list(self.items)
 
+    def is_new_object(self) -> bool:
+        return self.source is None
+
     def reconstruct(self, codegen: PyCodegen) -> None:
         # An input is returned as the very same object; a new sequence is rebuilt.
         if self.source is not None:
             self.source.reconstruct(codegen)
             return
+        self.reconstruct_contents(codegen)
+
+    def reconstruct_contents(self, codegen: PyCodegen) -> None:
+        """A new sequence with the current items (an input's are replayed this way)."""
         for item in self.items:
             codegen(item)
         codegen.build(self.python_cls, len(self.items))
@@ -140,6 +147,9 @@ class SizeVariable(TupleVariable):
     def as_python_constant(self) -> Any:
         return torch.Size([item.as_python_constant() for item in self.items])
 
+    def is_new_object(self) -> bool:
+        return False  # rebuilt as a constant, or from graph values: no identity to keep
+
     def as_proxy(self) -> Any:
         # A size with symbolic dims is a tuple of ints and nodes in the graph.
         items = tuple(item.as_proxy() for item in self.items)
@@ -156,8 +166,14 @@ class SizeVariable(TupleVariable):
         codegen.call(1)
 
 
+def is_namedtuple(cls: type) -> bool:
+    """A class made by `collections.namedtuple` (or `typing.NamedTuple`)."""
+    return issubclass(cls, tuple) and isinstance(getattr(cls, "_fields", None), tuple)
+
+
 class NamedTupleVariable(TupleVariable):
-    """A structseq result of a torch op, e.g. `x.max(dim=0)` with `.values`/`.indices`."""
+    """A namedtuple, or a structseq result of a torch op (`x.max(dim=0)` with
+    `.values`/`.indices`)."""
 
     def __init__(
         self, items: list[VariableTracker], tuple_cls: type, *, source: Source | None = None
@@ -179,9 +195,16 @@ class NamedTupleVariable(TupleVariable):
         return self.items[list(fields).index(name)]
 
     def reconstruct(self, codegen: PyCodegen) -> None:
+        if self.source is not None:
+            self.source.reconstruct(codegen)
+            return
+        # A namedtuple takes its fields as arguments, a structseq one sequence.
         codegen.load_callable(self.tuple_cls)
         for item in self.items:
             codegen(item)
+        if is_namedtuple(self.tuple_cls):
+            codegen.call(len(self.items))
+            return
         codegen.build(tuple, len(self.items))
         codegen.call(1)
 

@@ -49,6 +49,11 @@ class NNModuleVariable(UserDefinedObjectVariable):
                 return VariableBuilder(tx, source)(entries[name])
         return super().var_getattr(tx, name)
 
+    def store_attr(self, tx: InstructionTranslatorBase, name: str, value: VariableTracker) -> None:
+        """Replayed through `nn.Module.__setattr__`, which files a tensor, a parameter or
+        a submodule in its registry; the trace reads the stored value back."""
+        tx.output.side_effects.store_attr(self, name, value)
+
     def call_function(
         self,
         tx: InstructionTranslatorBase,

@@ -3,25 +3,57 @@ model for (seed: "`UserDefinedObjectVariable`, Dynamo's catch-all class").
 
 Attribute reads are answered from the real object, without running user descriptors:
 instance attributes are wrapped with an `AttrSource` (and so guarded), methods and
-properties are inlined. Writing attributes or constructing objects is not modelled here.
+properties are inlined. Attribute stores go to `SideEffects`. Calling a plain class
+creates a new object (``object.__new__(cls)``, as Dynamo's `object_new`) and inlines its
+``__init__``; the generated code rebuilds it the same way, then sets its attributes.
 """
 
 from __future__ import annotations
 
-import builtins
 import inspect
 import types
 from typing import TYPE_CHECKING, Any
 
+from minidynamo import graph_break_registry as gb
+from minidynamo.bytecode import create_dup_top, create_instruction, create_swap
 from minidynamo.exc import unimplemented
+from minidynamo.side_effects import DELETED
 from minidynamo.source import AttrSource
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable
+from minidynamo.variables.lists import NamedTupleVariable, is_namedtuple
 
 if TYPE_CHECKING:
     from minidynamo.codegen import PyCodegen
     from minidynamo.symbolic_convert import InstructionTranslatorBase
     from torch._guards import Source
+
+
+def plain_class_problem(cls: type) -> str | None:
+    """Why instances of `cls` cannot be created and changed by the trace, or None: its
+    metaclass, ``__new__``, ``__setattr__`` or attribute lookup could run any code."""
+    from minidynamo.trace_rules import is_library_module
+
+    if type(cls) is not type:
+        return f"metaclass {type(cls).__qualname__}"
+    for base in cls.__mro__[:-1]:  # `object` last
+        module = inspect.getmodule(base)
+        if module is None or is_library_module(module):
+            return f"base class {base.__qualname__} is not user code"
+    for name, default in _OBJECT_SLOTS.items():
+        if inspect.getattr_static(cls, name, None) is not default:
+            return f"custom {name}"
+    return None
+
+
+# `__del__` too: the empty object made while tracing must not run user code when freed.
+_OBJECT_SLOTS = {
+    "__del__": None,
+    "__new__": object.__new__,
+    "__setattr__": object.__setattr__,
+    "__delattr__": object.__delattr__,
+    "__getattribute__": object.__getattribute__,
+}
 
 
 def wrap_class_attribute(
@@ -83,11 +115,14 @@ class UserDefinedClassVariable(VariableTracker):
         return wrap_class_attribute(tx, self, attr, source)
 
     def reconstruct(self, codegen: PyCodegen) -> None:
-        """A builtin class (``Exception``, loaded without a source) by its name."""
-        if self.source is None and getattr(builtins, self.value.__name__, None) is self.value:
+        if self.source is not None:
+            self.source.reconstruct(codegen)
+            return
+        if self.value.__module__ == "builtins":
             codegen.load_builtin(self.value)
-        else:
-            super().reconstruct(codegen)
+            return
+        qualified = f"{self.value.__module__}.{self.value.__qualname__}"
+        codegen.load_installed("__import_" + qualified.replace(".", "_dot_"), self.value)
 
     def call_function(
         self,
@@ -95,20 +130,87 @@ class UserDefinedClassVariable(VariableTracker):
         args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
-        """Only exceptions are constructed here (``raise ValueError("...")``)."""
+        """``cls(*args)``: an exception (``raise ValueError("...")``), or a new object
+        and then its ``__init__`` inlined."""
         from minidynamo.variables.exceptions import ExceptionVariable, has_plain_constructor
+        from minidynamo.variables.functions import UserFunctionVariable
 
-        if has_plain_constructor(self.value) and not kwargs:
-            return ExceptionVariable(self.value, args)
-        return super().call_function(tx, args, kwargs)
+        cls = self.value
+        if has_plain_constructor(cls) and not kwargs:
+            return ExceptionVariable(cls, args)
+        if issubclass(cls, BaseException):
+            return super().call_function(tx, args, kwargs)
+        if is_namedtuple(cls):
+            return self.call_namedtuple(tx, args, kwargs)
+        problem = plain_class_problem(cls)
+        if problem is not None:
+            unimplemented(f"call to {self!r}: {problem}", gb.UNSUPPORTED_CALL)
+        obj = UserDefinedObjectVariable(object.__new__(cls), cls_vt=self)
+        init = inspect.getattr_static(cls, "__init__")
+        if init is object.__init__:
+            if args or kwargs:
+                unimplemented(f"{cls.__qualname__}() takes no arguments")
+        elif isinstance(init, types.FunctionType):
+            UserFunctionVariable(init).call_function(tx, [obj, *args], kwargs)
+        else:
+            unimplemented(f"{cls.__qualname__}.__init__ of type {type(init).__name__}")
+        return obj
+
+
+    def call_namedtuple(
+        self,
+        tx: InstructionTranslatorBase,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        """A namedtuple's generated ``__new__`` only binds its fields."""
+        from minidynamo.builder import VariableBuilder
+
+        try:
+            bound = inspect.signature(self.value).bind(*args, **kwargs)
+        except TypeError as e:
+            unimplemented(f"{self.value.__qualname__}() raises TypeError: {e}")
+        fields = [
+            bound.arguments[name]
+            if name in bound.arguments
+            else VariableBuilder(tx, None)(self.value._field_defaults[name])
+            for name in self.value._fields
+        ]
+        return NamedTupleVariable(fields, self.value)
 
 
 class UserDefinedObjectVariable(VariableTracker):
-    """Any other object: its type is guarded, its attributes are read lazily."""
+    """Any other object: its type is guarded, its attributes are read lazily. An object
+    the trace created (`cls_vt` set) holds the real, empty ``object.__new__(cls)``; its
+    attributes live in `SideEffects` until the generated code rebuilds it."""
 
-    def __init__(self, value: object, *, source: Source | None = None) -> None:
+    def __init__(
+        self,
+        value: object,
+        *,
+        source: Source | None = None,
+        cls_vt: UserDefinedClassVariable | None = None,
+    ) -> None:
         super().__init__(source=source)
         self.value = value
+        self.cls_vt = cls_vt
+
+    def is_new_object(self) -> bool:
+        return self.cls_vt is not None
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        if not self.is_new_object():
+            super().reconstruct(codegen)
+            return
+        codegen.load_installed("__import_object_new", object.__new__, push_null=True)
+        codegen(self.cls_vt)  # type: ignore[arg-type]
+        codegen.call(1)
+        for name, value in codegen.output.side_effects.new_object_attributes(self):
+            # obj -> obj, obj -> obj, obj, value -> obj, value, obj -> obj.name = value
+            codegen.extend(create_dup_top())
+            codegen(value)
+            codegen.extend(create_swap(2))
+            codegen.extend([create_instruction("STORE_ATTR", argval=name)])
 
     def __repr__(self) -> str:
         return f"UserDefinedObjectVariable({type(self.value).__qualname__})"
@@ -126,9 +228,14 @@ class UserDefinedObjectVariable(VariableTracker):
         from minidynamo.builder import VariableBuilder
 
         stored = tx.output.side_effects.load_attr(self, name)
+        if stored is DELETED:
+            unimplemented(f"read of the attribute {name!r} after `del`")
         if stored is not None:
             return stored
         source = None if self.source is None else AttrSource(self.source, name)
+        if self.cls_vt is not None and self.cls_vt.source is not None:
+            # A new object's own attributes are all in SideEffects: this is its class's.
+            source = AttrSource(self.cls_vt.source, name)
         instance_dict = getattr(self.value, "__dict__", {})
         try:
             attr = inspect.getattr_static(self.value, name)
@@ -137,6 +244,56 @@ class UserDefinedObjectVariable(VariableTracker):
         if name in instance_dict and attr is instance_dict[name]:
             return VariableBuilder(tx, source)(attr)
         return wrap_class_attribute(tx, self, attr, source)
+
+    def has_attr(self, tx: InstructionTranslatorBase, name: str) -> bool:
+        """``hasattr(obj, name)``, without running user code. An instance attribute of an
+        input is guarded (``hasattr(L['p'], 'z')``); the class is already guarded."""
+        cls = type(self.value)
+        if inspect.getattr_static(cls, "__getattr__", None) is not None:
+            unimplemented(f"hasattr on {cls.__qualname__} (custom __getattr__)")
+        if inspect.getattr_static(cls, "__getattribute__") is not object.__getattribute__:
+            unimplemented(f"hasattr on {cls.__qualname__} (custom __getattribute__)")
+        stored = tx.output.side_effects.load_attr(self, name)
+        if stored is not None and stored is not DELETED:
+            return True
+        try:
+            inspect.getattr_static(cls, name)
+        except AttributeError:
+            pass
+        else:
+            if stored is DELETED:
+                unimplemented(f"hasattr of {name!r} after `del` on {cls.__qualname__}")
+            return True
+        if stored is DELETED or self.is_new_object():
+            return False
+        if self.source is None:
+            unimplemented(f"hasattr on {self!r} that cannot be guarded")
+        present = name in getattr(self.value, "__dict__", {})
+        tx.output.guards.add_hasattr(self.source, name, present)
+        return present
+
+    def store_attr(self, tx: InstructionTranslatorBase, name: str, value: VariableTracker) -> None:
+        """``obj.name = value``: a plain store (no setter, no custom ``__setattr__``)."""
+        cls = type(self.value)
+        if inspect.getattr_static(cls, "__setattr__") is not object.__setattr__:
+            unimplemented(f"attribute assignment on {cls.__qualname__} (custom __setattr__)")
+        attr = inspect.getattr_static(cls, name, None)
+        if hasattr(type(attr), "__set__") and not isinstance(attr, types.MemberDescriptorType):
+            unimplemented(f"assignment to the descriptor {cls.__qualname__}.{name}")
+        tx.output.side_effects.store_attr(self, name, value)
+
+    def delete_attr(self, tx: InstructionTranslatorBase, name: str) -> None:
+        """``del obj.name`` of an instance attribute, read first (and so guarded): the
+        generated code deletes it only where eager would find it."""
+        cls = type(self.value)
+        if inspect.getattr_static(cls, "__delattr__") is not object.__delattr__:
+            unimplemented(f"attribute deletion on {cls.__qualname__} (custom __delattr__)")
+        stored = tx.output.side_effects.load_attr(self, name)
+        if stored is None and name in getattr(self.value, "__dict__", {}):
+            self.var_getattr(tx, name)
+        elif stored is None or stored is DELETED:
+            unimplemented(f"del of {cls.__qualname__}.{name} raises AttributeError")
+        tx.output.side_effects.delete_attr(self, name)
 
     def call_method(
         self,

@@ -52,7 +52,22 @@ class Mod:
         return f"({self.base.operand()} % {self.divisor})"
 
 
-Atom = Var | FloorDiv | Mod
+@dataclass(frozen=True)
+class AtLeastZero:
+    """``max(base, 0)``: a coordinate shifted under a mask (pad, cat) is negative only in
+    lanes the mask switches off; clamped, it keeps later // and % exact where it loads."""
+
+    base: Index
+
+    def bounds(self) -> tuple[int, int]:
+        lo, hi = self.base.bounds()
+        return max(lo, 0), max(hi, 0)
+
+    def __str__(self) -> str:
+        return f"tl.maximum({self.base}, 0)"
+
+
+Atom = Var | FloorDiv | Mod | AtLeastZero
 
 
 @dataclass(frozen=True)
@@ -139,6 +154,8 @@ def _evaluate_atom(atom: Atom, values: dict[str, int]) -> int:
     if isinstance(atom, Var):
         return values[atom.name]
     base = atom.base.evaluate(values)
+    if isinstance(atom, AtLeastZero):
+        return max(base, 0)
     return base // atom.divisor if isinstance(atom, FloorDiv) else base % atom.divisor
 
 
@@ -238,6 +255,11 @@ def _non_negative(index: Index) -> Index:
     if index.bounds()[0] < 0:
         raise ValueError(f"cannot divide the possibly negative index {index}")
     return index
+
+
+def at_least_zero(index: Index) -> Index:
+    """`index`, or ``max(index, 0)`` where it may be negative (see AtLeastZero)."""
+    return index if index.bounds()[0] >= 0 else _atom(AtLeastZero(index))
 
 
 def _atom(atom: Atom) -> Index:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 import torch
 
-from .indexing import Index, decompose, flatten, var
+from .indexing import Index, at_least_zero, decompose, flatten, var
 from .ir import (
     Expr,
     IndexValue,
@@ -207,7 +207,7 @@ def lower_cat(g: GraphLowering, tensors: Sequence[TensorValue], dim: int = 0) ->
         result: Expr | None = None
         for i in reversed(range(len(parts))):
             start, end = starts[i], starts[i] + parts[i].sizes[dim]
-            shifted = [*coords[:dim], coords[dim] - start, *coords[dim + 1 :]]
+            shifted = [*coords[:dim], at_least_zero(coords[dim] - start), *coords[dim + 1 :]]
             inside = _in_range(coords[dim], start, end if i < len(parts) - 1 else None)
             value = cast(parts[i].load(shifted), dtype)
             value = value if inside is None else masked(inside, value, 0)
@@ -225,7 +225,7 @@ def lower_constant_pad(g: GraphLowering, x: TensorValue, pad: Sequence[int], val
     before = {len(x.sizes) - 1 - i: pad[2 * i] for i in range(len(pad) // 2)}
 
     def body(coords: Sequence[Index]) -> Expr:
-        shifted = [c - before.get(d, 0) for d, c in enumerate(coords)]
+        shifted = [at_least_zero(c - before.get(d, 0)) for d, c in enumerate(coords)]
         checks = [_in_range(c, before[d], before[d] + x.sizes[d]) for d, c in enumerate(coords)
                   if d in before]
         inside = checks[0]
