@@ -405,9 +405,10 @@ class InstructionTranslator(InstructionTranslatorBase):
             super().step()
 
     def locate_break(self, error: Unsupported, index: int) -> None:
-        """A call breaks before it runs; a branch on a tensor breaks at its jump. Not in
-        loops (as Dynamo: the frame is skipped). Inside `with` blocks the continuation
-        enters them again; it is a closure over the frame's cells."""
+        """A call, subscript or comparison breaks before it runs; a branch on a tensor
+        breaks at its jump. Not in loops or try blocks (as Dynamo: the frame is skipped).
+        Inside `with` blocks the continuation enters them again; it is a closure over the
+        frame's cells."""
         inst = self.instructions[index]
         is_branch = error.gb_id == gb.DATA_DEPENDENT_BRANCH and inst.opname in _BRANCHES
         if not (inst.opname in _CALLS or is_branch):
