@@ -47,7 +47,7 @@ _TYPES = [
         "GB0004",
         "data-dependent tensor method",
         "The result of this tensor method is a Python value that depends on tensor data.",
-        "Keep the computation in tensors (avoid .item(), .tolist(), .numpy()).",
+        "Keep the computation in tensors (avoid .numpy(), int(t) or float(t) here).",
     ),
     GraphBreakType(
         "GB0005",

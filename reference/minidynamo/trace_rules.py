@@ -17,6 +17,7 @@ import numpy as np
 import torch
 
 import minidynamo
+from minidynamo.variables.lists import is_namedtuple
 
 _PACKAGE_DIR = os.path.dirname(minidynamo.__file__) + os.sep
 _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
@@ -98,12 +99,8 @@ def _has_tensor(value: object, seen: set[int]) -> bool:
         return True
     if type(value) is type and issubclass(value, torch.nn.Module):  # type: ignore[arg-type]
         return True
-    if type(value) in (list, tuple) or _is_namedtuple(value):
+    if type(value) in (list, tuple) or is_namedtuple(type(value)):
         return any(_has_tensor(item, seen) for item in value)  # type: ignore[attr-defined]
     if type(value) is dict:
         return any(_has_tensor(item, seen) for item in list(value.values()))
     return False
-
-
-def _is_namedtuple(value: object) -> bool:
-    return isinstance(value, tuple) and hasattr(value, "_fields")

@@ -156,7 +156,6 @@ class UserDefinedClassVariable(VariableTracker):
             unimplemented(f"{cls.__qualname__}.__init__ of type {type(init).__name__}")
         return obj
 
-
     def call_namedtuple(
         self,
         tx: InstructionTranslatorBase,
