@@ -1,4 +1,4 @@
-"""The PEP 523 frame hook (ported from the prototype in shared/prototypes/frame_hook).
+"""The PEP 523 frame hook (ported from its tested C prototype).
 
 Redirection, exceptions and tracebacks, recursion, generators, closures, every
 signature kind, 100k-call leak checks, uninstall, no re-entry, threads."""
