@@ -1,10 +1,11 @@
 """minidynamo: a readable reference implementation of TorchDynamo.
 
-The public API (DESIGN.md "Module map"): `compile` returns a wrapper that installs the
-frame hook while the function runs (seed: "@torch.compile only installs the
+The public API (docs/design.md "Module map"): `compile` returns a wrapper that installs
+the frame hook while the function runs (seed: "@torch.compile only installs the
 scaffolding"); `reset` forgets compiled code; `disable` runs a function uncompiled;
-`config` holds the knobs and `set_logs` turns on the log channels; `mark_dynamic`,
-`maybe_mark_dynamic` and `mark_static` mark tensor dims for the symbolic shapes policy.
+`config` holds the knobs and `set_logs` turns on the log channels; `explain` reports what
+one call captured; `mark_dynamic`, `maybe_mark_dynamic` and `mark_static` mark tensor
+dims for the symbolic shapes policy.
 """
 
 from __future__ import annotations
@@ -15,15 +16,18 @@ from typing import Any
 
 import torch
 
-from minidynamo import config
+from minidynamo import config, versions
 from minidynamo.logs import set_logs
 from minidynamo.shapes import mark_dynamic, mark_static, maybe_mark_dynamic
+
+versions.warn_if_untested()
 
 __all__ = [
     "OptimizedModule",
     "compile",
     "config",
     "disable",
+    "explain",
     "mark_dynamic",
     "mark_static",
     "maybe_mark_dynamic",
@@ -93,6 +97,14 @@ def disable(fn: Callable) -> Callable:
 
     disabled._minidynamo_disabled = True  # type: ignore[attr-defined]
     return disabled
+
+
+def explain(fn: Callable) -> Callable[..., Any]:
+    """``explain(fn)(*args, **kwargs)`` runs `fn` once compiled and returns a report of
+    its graphs, ops, graph breaks and guards (as torch._dynamo.explain)."""
+    from minidynamo.explain_report import explain as explain_call
+
+    return explain_call(fn)
 
 
 def reset() -> None:

@@ -14,13 +14,14 @@ import dataclasses
 import inspect
 import logging
 import os
+import time
 import traceback
 import types
 from collections.abc import Callable
 
 from torch.fx.experimental.symbolic_shapes import ConstraintViolationError
 
-from minidynamo import config, eval_frame, logs, resume, trace_rules
+from minidynamo import config, eval_frame, events, logs, resume, trace_rules
 from minidynamo.bytecode import dis_text
 from minidynamo.codegen import modified_code
 from minidynamo.exc import SkipFrame, Unsupported
@@ -198,6 +199,7 @@ class ConvertFrame:
                 where(code),
                 "\n".join(f"    - {reason}" for reason in reasons),
             )
+        started = time.perf_counter()
         try:
             entry = self.compile_frame(code, args, f_globals, f_builtins, closure)
         except Unsupported as e:
@@ -209,6 +211,7 @@ class ConvertFrame:
             return None
         entries.append(entry)
         counters["frames_compiled"] += 1
+        events.frame_compiled(code, entry.check_fn, time.perf_counter() - started)
         return entry.replacement
 
     def compile_frame(
@@ -268,6 +271,7 @@ class ConvertFrame:
                     raise
                 break_span = e.break_span
                 counters["graph_breaks"] += 1
+                events.graph_break(e)
                 self.log_graph_break(e)
 
     def log_graph_break(self, error: Unsupported) -> None:

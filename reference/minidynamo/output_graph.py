@@ -23,8 +23,8 @@ from torch._guards import Source
 from torch._subclasses.fake_tensor import DynamicOutputShapeException
 from torch.fx.experimental.symbolic_shapes import free_symbols
 
+from minidynamo import events, logs
 from minidynamo import graph_break_registry as gb
-from minidynamo import logs
 from minidynamo.exc import unimplemented
 from minidynamo.guards import GuardSet
 from minidynamo.shapes import FrameShapeState, ShapePolicy, TensorPropertySource, format_graph_sizes
@@ -276,6 +276,7 @@ class OutputGraph:
         if graph_sizes_log.isEnabledFor(logging.DEBUG):
             values = [(n.name, n.meta.get("example_value")) for n in self.graph.nodes]
             graph_sizes_log.debug("%s", format_graph_sizes(name, values))
+        events.graph_compiled(name, gm)
         compiled = self.backend(gm, [arg.example for arg in self.graphargs])
         if not callable(compiled):
             unimplemented(f"backend returned a non-callable {type(compiled).__name__}")

@@ -1,0 +1,57 @@
+"""Compile events, for observers of a run (`explain`, `python -m minidynamo explain`).
+
+`convert_frame` and `OutputGraph` report each graph handed to the backend, each graph
+break, and each new cache entry to the listeners registered here; nothing in the data flow
+depends on them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import types
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    import torch
+
+    from minidynamo.exc import Unsupported
+    from minidynamo.guards import CheckFunction
+
+
+class Listener(Protocol):
+    def graph_compiled(self, name: str, gm: torch.fx.GraphModule) -> None: ...
+
+    def graph_break(self, error: Unsupported) -> None: ...
+
+    def frame_compiled(
+        self, code: types.CodeType, check_fn: CheckFunction, seconds: float
+    ) -> None: ...
+
+
+_listeners: list[Listener] = []
+
+
+def graph_compiled(name: str, gm: torch.fx.GraphModule) -> None:
+    for listener in _listeners:
+        listener.graph_compiled(name, gm)
+
+
+def graph_break(error: Unsupported) -> None:
+    for listener in _listeners:
+        listener.graph_break(error)
+
+
+def frame_compiled(code: types.CodeType, check_fn: CheckFunction, seconds: float) -> None:
+    for listener in _listeners:
+        listener.frame_compiled(code, check_fn, seconds)
+
+
+@contextlib.contextmanager
+def listening(listener: Listener) -> Iterator[Listener]:
+    """Report the events of the block to `listener`."""
+    _listeners.append(listener)
+    try:
+        yield listener
+    finally:
+        _listeners.remove(listener)
