@@ -1,4 +1,5 @@
-"""Golden snapshots for every test directory (tests/, conformance/).
+"""Golden snapshots for every test directory (tests/, conformance/), and the conformance
+suite's pytest plugin (an installed suite is run with `-p conformance.plugin` instead).
 
 Two syrupy fixtures, one text file per snapshot (reviewed like code):
   golden_common   golden/common/<test module>/<test>.txt: text that must be identical on
@@ -17,6 +18,8 @@ import pytest
 from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 from syrupy.location import PyTestLocation
+
+pytest_plugins = ["conformance.plugin"]
 
 GOLDEN = Path(__file__).parent / "golden"
 VERSION_DIR = f"py{sys.version_info.major}{sys.version_info.minor}"

@@ -76,8 +76,11 @@ def reason_for(checks: dict[str, str], check: str) -> str | None:
 
 
 def load(impl: str) -> Expectations:
-    path = path_for(impl)
-    return parse(path.read_text(encoding="utf-8")) if path.exists() else {}
+    return load_file(path_for(impl))
+
+
+def load_file(path: Path | None) -> Expectations:
+    return parse(path.read_text(encoding="utf-8")) if path and path.exists() else {}
 
 
 def updated(

@@ -1,7 +1,7 @@
 """The end of a run: results gathered from every test report, the summary per feature tag,
 and the rewrite of the implementation's expectation file (`--update-expectations`).
 
-Registered as a pytest plugin by conformance/conftest.py; under xdist only the controller
+Registered as a pytest plugin by conformance/plugin.py; under xdist only the controller
 sees every case (the workers' results arrive in the reports' user_properties).
 """
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -21,9 +22,10 @@ from conformance.suite import PROPERTY
 class Reporter:
     """Gathers the case results (on the xdist controller) and reports them at the end."""
 
-    def __init__(self, config: pytest.Config) -> None:
+    def __init__(self, config: pytest.Config, expectation_file: Path | None) -> None:
         self.config = config
         self.impl: str = config.getoption("impl")
+        self.expectation_file = expectation_file
         self.results: dict[str, dict] = {}
         self.not_run: list[str] = []
 
@@ -46,9 +48,11 @@ class Reporter:
             }
             for case_id, payload in self.results.items()
         }
-        known = expectations.updated(expectations.load(self.impl), results, set(load_all()))
+        known = expectations.load_file(self.expectation_file)
+        known = expectations.updated(known, results, set(load_all()))
         text = expectations.render(self.impl, known)
-        expectations.path_for(self.impl).write_text(text, encoding="utf-8")
+        assert self.expectation_file is not None  # pytest_configure checked it
+        self.expectation_file.write_text(text, encoding="utf-8")
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if not self.results and not self.not_run:
@@ -70,11 +74,11 @@ class Reporter:
             write(f"graphs differ from real Dynamo's in {len(differing)} cases (--parity):")
             for case_id in differing:
                 write(f"  {case_id}")
-        todo = expectations.unexplained(expectations.load(self.impl))
+        todo = expectations.unexplained(expectations.load_file(self.expectation_file))
         if todo:
             write(f"{todo} known differences have no reason yet ({expectations.TODO!r})")
         if self.config.getoption("update_expectations"):
-            write(f"rewrote {expectations.path_for(self.impl)}")
+            write(f"rewrote {self.expectation_file}")
 
 
 def summary_tables(results: dict[str, dict]) -> list[str]:

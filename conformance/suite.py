@@ -55,10 +55,15 @@ class CaseReport:
 class Suite:
     """The implementation under test, optionally real Dynamo for parity, and known diffs."""
 
-    def __init__(self, adapter: Adapter, oracle: Adapter | None = None) -> None:
+    def __init__(
+        self,
+        adapter: Adapter,
+        oracle: Adapter | None = None,
+        known: expectations.Expectations | None = None,
+    ) -> None:
         self.adapter = adapter
         self.oracle = oracle
-        self.known = expectations.load(adapter.name)
+        self.known = expectations.load(adapter.name) if known is None else known
 
     def run(self, case: Case) -> CaseReport:
         eager = run_calls(case, case.target())

@@ -1,14 +1,17 @@
 """The suite's small interface to an implementation, and the registry of adapters.
 
 An adapter compiles, resets, marks dims dynamic and reports `Observations` after a run;
-whatever it cannot report is NOT_AVAILABLE. `pytest conformance --impl NAME` loads
-`conformance.adapters.NAME` and calls its `make_adapter()`.
+whatever it cannot report is NOT_AVAILABLE. `pytest conformance --impl SPEC` loads one:
+`package.module:factory` (any importable factory), the name of an entry point of the
+group `minidynamo.conformance_adapters` (an installed implementation's), or the name of a
+module of conformance/adapters/ with a `make_adapter()`.
 """
 
 from __future__ import annotations
 
 import abc
 import importlib
+import importlib.metadata
 from collections.abc import Callable
 from typing import Any
 
@@ -48,12 +51,51 @@ class Adapter(abc.ABC):
         return False
 
 
-def load(name: str) -> Adapter:
-    """The adapter of implementation `name`; raises AdapterUnavailable if it cannot run."""
+ENTRY_POINT_GROUP = "minidynamo.conformance_adapters"
+
+
+def is_builtin(spec: str) -> bool:
+    """Whether `spec` names one of this package's adapters (whose expectation files live
+    in conformance/expectations/)."""
+    return ":" not in spec and spec not in _entry_points() and _builtin_module(spec) is not None
+
+
+def load(spec: str) -> Adapter:
+    """The adapter `spec` names; raises AdapterUnavailable if it cannot run."""
+    if ":" in spec:
+        module_name, _, factory = spec.partition(":")
+        return _make(importlib.import_module(module_name), factory, spec)
+    entry_point = _entry_points().get(spec)
+    if entry_point is not None:
+        return entry_point.load()()
+    module = _builtin_module(spec)
+    if module is None:
+        known = ", ".join(sorted(_entry_points())) or "none installed"
+        raise AdapterUnavailable(
+            f"no adapter named {spec!r} in conformance/adapters/ nor among the entry points "
+            f"of {ENTRY_POINT_GROUP} ({known}); or give package.module:factory"
+        )
+    return module.make_adapter()
+
+
+def _make(module: Any, factory: str, spec: str) -> Adapter:
+    make = getattr(module, factory, None)
+    if not callable(make):
+        raise AdapterUnavailable(f"{spec}: {module.__name__} has no callable {factory!r}")
+    adapter = make()
+    if not isinstance(adapter, Adapter):
+        raise AdapterUnavailable(f"{spec} returned a {type(adapter).__name__}, not an Adapter")
+    return adapter
+
+
+def _entry_points() -> dict[str, importlib.metadata.EntryPoint]:
+    return {ep.name: ep for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def _builtin_module(name: str) -> Any:
     try:
-        module = importlib.import_module(f"conformance.adapters.{name}")
+        return importlib.import_module(f"conformance.adapters.{name}")
     except ModuleNotFoundError as error:
         if error.name != f"conformance.adapters.{name}":
             raise
-        raise AdapterUnavailable(f"no adapter named {name!r}") from error
-    return module.make_adapter()
+        return None

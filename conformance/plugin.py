@@ -1,4 +1,6 @@
-"""The suite's pytest plugin: `pytest conformance --impl NAME [--parity] [--update-expectations]`.
+"""The suite's pytest plugin: `pytest conformance --impl SPEC [--expectations PATH]
+[--parity] [--update-expectations]`; in this repository the root conftest.py loads it,
+elsewhere `pytest -p conformance.plugin --pyargs conformance.test_conformance ...`.
 
 Adds the options, parametrizes `test_case` over every registered case (a case outside
 its CPython range is a visible skip), provides the `suite` of the implementation under
@@ -7,9 +9,12 @@ test, and registers the `Reporter` (conformance/report.py) for the end of the ru
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from conformance.adapters import load
+from conformance import expectations
+from conformance.adapters import is_builtin, load
 from conformance.cases import load_all
 from conformance.report import Reporter
 from conformance.suite import Suite
@@ -20,7 +25,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--impl",
         default="minidynamo",
-        help="implementation under test: an adapter of conformance/adapters/ (default minidynamo)",
+        help="implementation under test: package.module:factory, an entry point of "
+        "minidynamo.conformance_adapters, or an adapter of conformance/adapters/ "
+        "(default minidynamo)",
+    )
+    group.addoption(
+        "--expectations",
+        default=None,
+        help="the implementation's expectation file (default: conformance/expectations/"
+        "<impl>.toml for the adapters of this package, none for others)",
     )
     group.addoption(
         "--parity",
@@ -34,8 +47,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+def expectation_file(config: pytest.Config) -> Path | None:
+    """Where the implementation's known differences are read from and rewritten to."""
+    given = config.getoption("expectations")
+    if given is not None:
+        return Path(given)
+    impl = config.getoption("impl")
+    return expectations.path_for(impl) if is_builtin(impl) else None
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    config.pluginmanager.register(Reporter(config), "conformance-reporter")
+    if config.getoption("update_expectations") and expectation_file(config) is None:
+        raise pytest.UsageError("--update-expectations needs --expectations PATH for this --impl")
+    reporter = Reporter(config, expectation_file(config))
+    config.pluginmanager.register(reporter, "conformance-reporter")
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -55,4 +80,5 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 def suite(pytestconfig: pytest.Config) -> Suite:
     impl = pytestconfig.getoption("impl")
     wants_oracle = pytestconfig.getoption("parity") and impl != "torch_dynamo"
-    return Suite(load(impl), load("torch_dynamo") if wants_oracle else None)
+    known = expectations.load_file(expectation_file(pytestconfig))
+    return Suite(load(impl), load("torch_dynamo") if wants_oracle else None, known)
