@@ -16,11 +16,12 @@ from typing import Any
 
 import torch
 
-from minidynamo import config, versions
+from minidynamo import config, structured_trace, versions
 from minidynamo.logs import set_logs
 from minidynamo.shapes import mark_dynamic, mark_static, maybe_mark_dynamic
 
 versions.warn_if_untested()
+structured_trace.enable_from_environment()
 
 __all__ = [
     "OptimizedModule",

@@ -147,6 +147,7 @@ class ConvertFrame:
                 e,
                 "\n" + traceback.format_exc() if config.verbose else "",
             )
+            events.frame_failed(code, e)
             return None
 
     def call_entry(self, fn: types.FunctionType, args: tuple, kwargs: dict) -> object:
@@ -200,9 +201,11 @@ class ConvertFrame:
                 "\n".join(f"    - {reason}" for reason in reasons),
             )
         started = time.perf_counter()
+        events.frame_started(code)
         try:
             entry = self.compile_frame(code, args, f_globals, f_builtins, closure)
         except Unsupported as e:
+            events.frame_failed(code, e)
             return self.fall_back(code, e)
         except SkipFrame as e:
             counters["frames_empty"] += 1

@@ -1,8 +1,9 @@
-"""Compile events, for observers of a run (`explain`, `python -m minidynamo explain`).
+"""Compile events, for observers of a run (`explain`, `python -m minidynamo explain`, the
+structured trace of MINIDYNAMO_TRACE).
 
-`convert_frame` and `OutputGraph` report each graph handed to the backend, each graph
-break, and each new cache entry to the listeners registered here; nothing in the data flow
-depends on them.
+`convert_frame` and `OutputGraph` report each frame they start to translate, each graph
+handed to the backend, each graph break, each new cache entry and each frame left to run
+eagerly to the listeners registered here; nothing in the data flow depends on them.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ if TYPE_CHECKING:
 
 
 class Listener(Protocol):
+    def frame_started(self, code: types.CodeType) -> None: ...
+
     def graph_compiled(self, name: str, gm: torch.fx.GraphModule) -> None: ...
 
     def graph_break(self, error: Unsupported) -> None: ...
@@ -28,8 +31,15 @@ class Listener(Protocol):
         self, code: types.CodeType, check_fn: CheckFunction, seconds: float
     ) -> None: ...
 
+    def frame_failed(self, code: types.CodeType, error: Exception) -> None: ...
+
 
 _listeners: list[Listener] = []
+
+
+def frame_started(code: types.CodeType) -> None:
+    for listener in _listeners:
+        listener.frame_started(code)
 
 
 def graph_compiled(name: str, gm: torch.fx.GraphModule) -> None:
@@ -45,6 +55,16 @@ def graph_break(error: Unsupported) -> None:
 def frame_compiled(code: types.CodeType, check_fn: CheckFunction, seconds: float) -> None:
     for listener in _listeners:
         listener.frame_compiled(code, check_fn, seconds)
+
+
+def frame_failed(code: types.CodeType, error: Exception) -> None:
+    """The frame runs eagerly: `error` is the Unsupported construct or internal error."""
+    for listener in _listeners:
+        listener.frame_failed(code, error)
+
+
+def add_listener(listener: Listener) -> None:
+    _listeners.append(listener)
 
 
 @contextlib.contextmanager

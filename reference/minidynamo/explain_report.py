@@ -83,6 +83,9 @@ class Recorder:
         self.guards: list[str] = []
         self.compile_times: list[tuple[str, float]] = []
 
+    def frame_started(self, code: types.CodeType) -> None:
+        pass
+
     def graph_compiled(self, name: str, gm: torch.fx.GraphModule) -> None:
         self.graphs.append(gm)
 
@@ -92,6 +95,9 @@ class Recorder:
     def frame_compiled(self, code: types.CodeType, check_fn: CheckFunction, seconds: float) -> None:
         self.compile_times.append((code.co_name, seconds))
         self.guards += [guard.text for guard in check_fn.guards]
+
+    def frame_failed(self, code: types.CodeType, error: Exception) -> None:
+        pass
 
     def output(self) -> ExplainOutput:
         ops = [[n.target for n in gm.graph.nodes if n.op == "call_function"] for gm in self.graphs]
