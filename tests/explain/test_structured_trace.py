@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -103,3 +104,27 @@ def test_failed_frame_has_its_reason(tmp_path: Path) -> None:
     writer.close()
     tlparse(writer.path, tmp_path / "report")
     assert '"fail_type"' in writer.path.read_text()
+
+
+def test_report_page_in_chromium(tmp_path: Path) -> None:
+    """The report as a person sees it: headless Chromium (README's prerequisites) loads
+    the index page; its DOM links every frame's pages, and it renders to a screenshot."""
+    chromium = shutil.which("chromium-headless-shell")
+    assert chromium, "install chromium-headless-shell (see README, prerequisites)"
+    tlparse(trace_of(tmp_path, demo.GRAPH_BREAK_EXAMPLE), tmp_path / "report")
+    page = (tmp_path / "report" / "index.html").as_uri()
+    browser = [chromium, "--no-sandbox", "--disable-gpu", "--window-size=1200,900"]
+    dom = subprocess.run([*browser, "--dump-dom", page], capture_output=True, text=True).stdout
+    pages = [
+        ("0_0_0", "graph_break_reason"),
+        ("0_0_1", "output_graph"),
+        ("0_0_1", "guards"),
+        ("1_0_0", "output_graph"),
+        ("1_0_0", "guards"),
+    ]
+    for frame, item in pages:
+        assert re.search(rf'href="-_{frame}/dynamo_{item}_\d+\.(txt|html)', dom), (frame, item)
+    assert "Failures and Restarts" in dom
+    shot = tmp_path / "index.png"
+    subprocess.run([*browser, f"--screenshot={shot}", page], capture_output=True, check=True)
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
