@@ -180,3 +180,24 @@ def test_demo_command_runs():
     )
     assert "mul = 3 * y" in result.stdout
     assert "- L['b'] == 'Hello'" in result.stdout
+
+
+def test_torch_backends_by_name() -> None:
+    """torch.compile's own backends behind our frontend, by the names torch gives them."""
+    from minidynamo.backends import list_backends, lookup_backend
+
+    assert {"aot_eager", "inductor"} <= set(list_backends())
+    assert callable(lookup_backend("inductor"))  # looked up, not run: a C++ build is slow
+
+    def f(x, y):
+        return (x.sin() + y).relu().sum(0)
+
+    x, y = torch.randn(4, 3, requires_grad=True), torch.randn(4, 3)
+    expected = f(x, y)
+    out = minidynamo.compile(f, backend="aot_eager")(x, y)
+    assert torch.equal(out, expected)
+    out.sum().backward()
+    x_grad = x.grad.clone()
+    x.grad = None
+    expected.sum().backward()
+    assert torch.equal(x_grad, x.grad)

@@ -1,6 +1,8 @@
-"""Backends by name (DESIGN.md "Backend contract": ``backend(gm, example_inputs) ->
+"""Backends by name (docs/design.md "Backend contract": ``backend(gm, example_inputs) ->
 callable``, torch.compile's). "eager" runs the FX graph as is; "triton" is
-`minidynamo.backends.triton.triton_backend`, imported when first asked for."""
+`minidynamo.backends.triton.triton_backend`, imported when first asked for. Any other name
+of torch.compile's ("aot_eager", "inductor", ...) is torch's own backend, looked up in
+torch's registry only when it is named (nothing of torch._dynamo is imported otherwise)."""
 
 from __future__ import annotations
 
@@ -21,6 +23,9 @@ def eager(gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Callable[..., 
 _BACKENDS: dict[str, Backend] = {"eager": eager}
 # Backends in their own modules, imported on first use: name -> (module, attribute).
 _LAZY_BACKENDS = {"triton": ("minidynamo.backends.triton", "triton_backend")}
+# torch.compile's backends, by the name torch gives them.
+_TORCH_REGISTRY = "torch._dynamo.backends.registry"
+_TORCH_BACKENDS = ("aot_eager", "aot_eager_decomp_partition", "cudagraphs", "inductor")
 
 
 def register_backend(name: str, backend: Backend) -> None:
@@ -28,7 +33,7 @@ def register_backend(name: str, backend: Backend) -> None:
 
 
 def list_backends() -> list[str]:
-    return sorted({*_BACKENDS, *_LAZY_BACKENDS})
+    return sorted({*_BACKENDS, *_LAZY_BACKENDS, *_TORCH_BACKENDS})
 
 
 def lookup_backend(backend: str | Backend) -> Backend:
@@ -37,6 +42,8 @@ def lookup_backend(backend: str | Backend) -> Backend:
         if backend in _LAZY_BACKENDS and backend not in _BACKENDS:
             module, attribute = _LAZY_BACKENDS[backend]
             _BACKENDS[backend] = getattr(importlib.import_module(module), attribute)
+        if backend in _TORCH_BACKENDS and backend not in _BACKENDS:
+            _BACKENDS[backend] = importlib.import_module(_TORCH_REGISTRY).lookup_backend(backend)
         if backend not in _BACKENDS:
             raise ValueError(
                 f"unknown backend {backend!r}; known backends: {', '.join(list_backends())}"
