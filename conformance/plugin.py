@@ -41,6 +41,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="also run real Dynamo on each case and compare the graphs' structures",
     )
     group.addoption(
+        "--results",
+        default=None,
+        metavar="PATH",
+        help="write every case's checks as JSON to PATH (for `python -m conformance.report`)",
+    )
+    group.addoption(
         "--update-expectations",
         action="store_true",
         help="rewrite conformance/expectations/<impl>.toml from this run's differences",

@@ -1,12 +1,18 @@
 """The end of a run: results gathered from every test report, the summary per feature tag,
-and the rewrite of the implementation's expectation file (`--update-expectations`).
+the rewrite of the implementation's expectation file (`--update-expectations`), and the
+results as JSON (`--results PATH`).
 
 Registered as a pytest plugin by conformance/plugin.py; under xdist only the controller
 sees every case (the workers' results arrive in the reports' user_properties).
+
+`python -m conformance.report --html OUT RESULTS...` writes one page with the per-tag
+table of every implementation side by side, from the JSON of their runs.
 """
 
 from __future__ import annotations
 
+import argparse
+import html
 import json
 import sys
 from pathlib import Path
@@ -39,7 +45,13 @@ class Reporter:
                 self.results[payload["case"]] = payload
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if hasattr(self.config, "workerinput") or not self.config.getoption("update_expectations"):
+        if hasattr(self.config, "workerinput"):
+            return
+        if results_path := self.config.getoption("results"):
+            version = ".".join(map(str, sys.version_info[:3]))
+            run = {"impl": self.impl, "python": version, "cases": self.results}
+            Path(results_path).write_text(json.dumps(run, indent=1), encoding="utf-8")
+        if not self.config.getoption("update_expectations"):
             return
         results = {
             case_id: {
@@ -81,10 +93,9 @@ class Reporter:
             write(f"rewrote {self.expectation_file}")
 
 
-def summary_tables(results: dict[str, dict]) -> list[str]:
-    """Cases per feature tag (passed / known differences / failed) and checks per kind."""
+def tag_counts(results: dict[str, dict]) -> dict[str, list[int]]:
+    """Per feature tag (and "all"): cases, passed, known differences, failed, n/a checks."""
     by_tag: dict[str, list[int]] = {}
-    by_check = {check: [0, 0, 0, 0] for check in CHECKS}
     for payload in results.values():
         statuses = [status for _, status, _ in payload["checks"]]
         failed = any(s in (DIFFERS, STALE) for s in statuses)
@@ -92,6 +103,14 @@ def summary_tables(results: dict[str, dict]) -> list[str]:
         row[3 if failed else 2 if KNOWN in statuses else 1] = 1
         for tag in [*payload["tags"], "all"]:
             by_tag[tag] = [a + b for a, b in zip(by_tag.get(tag, [0] * 5), row, strict=True)]
+    return by_tag
+
+
+def summary_tables(results: dict[str, dict]) -> list[str]:
+    """Cases per feature tag (passed / known differences / failed) and checks per kind."""
+    by_tag = tag_counts(results)
+    by_check = {check: [0, 0, 0, 0] for check in CHECKS}
+    for payload in results.values():
         for check, status, _ in payload["checks"]:
             column = {PASSED: 0, KNOWN: 1, DIFFERS: 2, STALE: 2, NOT_AVAILABLE: 3}[status]
             by_check[check][column] += 1
@@ -104,3 +123,48 @@ def summary_tables(results: dict[str, dict]) -> list[str]:
         if passed + known + failed + na:
             lines.append(f"{check:<16}{passed:>7}{known:>8}{failed:>7}{na:>8}")
     return lines
+
+
+def html_page(runs: list[dict]) -> str:
+    """One table: a row per feature tag, per implementation its cases passed, known
+    differences, failed, and checks it could not report (n/a: such a case passes on its
+    other checks alone)."""
+    counts = [tag_counts(run["cases"]) for run in runs]
+    tags = sorted({tag for by_tag in counts for tag in by_tag if tag != "all"}) + ["all"]
+    head = "".join(
+        f'<th colspan="4">{html.escape(run["impl"])}<br><small>CPython {run["python"]}'
+        "</small></th>"
+        for run in runs
+    )
+    sub = "<th>passed</th><th>known</th><th>failed</th><th>n/a</th>" * len(runs)
+    rows = []
+    for tag in tags:
+        cells = ""
+        for by_tag in counts:
+            cases, passed, known, failed, na = by_tag.get(tag, [0] * 5)
+            style = ' class="failed"' if failed else ""
+            cells += f"<td>{passed}/{cases}</td><td>{known}</td><td{style}>{failed}</td>"
+            cells += f"<td>{na}</td>"
+        rows.append(f"<tr><th>{html.escape(tag)}</th>{cells}</tr>")
+    return (
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Conformance</title>"
+        "<style>table{border-collapse:collapse}td,th{border:1px solid #999;padding:2px 8px}"
+        "td{text-align:right}.failed{background:#f99}</style></head><body>"
+        "<h1>Conformance by feature tag</h1>"
+        f"<table><tr><th rowspan=\"2\">feature tag</th>{head}</tr><tr>{sub}</tr>"
+        + "".join(rows)
+        + "</table></body></html>\n"
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m conformance.report")
+    parser.add_argument("--html", required=True, metavar="OUT", help="the page to write")
+    parser.add_argument("results", nargs="+", help="JSON files written by pytest --results")
+    args = parser.parse_args(argv)
+    runs = [json.loads(Path(path).read_text(encoding="utf-8")) for path in args.results]
+    Path(args.html).write_text(html_page(runs), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
