@@ -6,9 +6,11 @@ tracer inlines, trace_rules.POLYFILLS); queries on constants are folded; so each
 program below is one graph.
 """
 
+import collections
 import functools
 import itertools
 import operator
+import os
 
 import torch
 
@@ -408,3 +410,71 @@ def function_defaults_and_attribute(x):
     if with_defaults.tag == "helper":
         return with_defaults(x, k * 2, **with_defaults.__kwdefaults__)
     return x
+
+
+# collections: containers made in the function
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("add", "mul"),
+)
+def ordered_dict_built_and_returned(x):
+    """An OrderedDict made in the function is returned as an OrderedDict, in its order."""
+    d = collections.OrderedDict()
+    d["first"] = x
+    d["second"] = x + 1
+    d.move_to_end("first")
+    return d["first"] * d["second"], d
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call([T(3), T(3), T(3)])],
+    options=FULLGRAPH,
+    expect=one_graph("add"),
+)
+def defaultdict_grouping(ts):
+    groups = collections.defaultdict(list)
+    for i, t in enumerate(ts):
+        groups[i % 2].append(t)
+    return groups[0][0] + groups[0][1], len(groups[1])
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call([T(3), T(3), T(3), T(3)])],
+    options=FULLGRAPH,
+    expect=one_graph("add", "sub"),
+)
+def deque_sliding_window(ts):
+    window = collections.deque(maxlen=2)
+    for t in ts:
+        window.append(t)
+    window.appendleft(window.pop() + 1)
+    return window.popleft() - window[0], list(window)
+
+
+@case(tags=["stdlib", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def namedtuple_made_inside(x):
+    Point = collections.namedtuple("Point", ["x", "y"])
+    p = Point(x, 2)
+    return p.x * p.y
+
+
+# os.environ
+
+
+@case(tags=["stdlib", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def environ_get_with_default(x):
+    """The environment is read at trace time (this variable is never set)."""
+    return x * int(os.environ.get("CONFORMANCE_UNSET_SCALE", "2"))
+
+
+@case(tags=["stdlib", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("add"))
+def environ_membership(x):
+    if "CONFORMANCE_UNSET_FLAG" in os.environ:
+        return x
+    return x + 1

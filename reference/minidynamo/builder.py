@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import operator
+import os
 import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -43,7 +44,7 @@ from minidynamo.variables.lists import (
     SizeVariable,
     TupleVariable,
 )
-from minidynamo.variables.misc import PythonModuleVariable
+from minidynamo.variables.misc import EnvironVariable, PythonModuleVariable
 from minidynamo.variables.nn_module import NNModuleVariable
 from minidynamo.variables.symnode import SYM_TYPES, SymNodeVariable, is_symbolic
 from minidynamo.variables.tensor import TensorVariable
@@ -211,6 +212,11 @@ class VariableBuilder:
             self.guards.add_id_match(self.source, value)
         return PythonModuleVariable(value, source=self.source)
 
+    def wrap_environ(self, value: object) -> VariableTracker:
+        if value is not os.environ:
+            return self.wrap_object(value)
+        return EnvironVariable(value, source=self.source)
+
     def wrap_function(self, value: types.FunctionType) -> VariableTracker:
         if getattr(value, "_minidynamo_compiled", False):
             # A compiled function called from compiled code is inlined, like any other.
@@ -300,6 +306,7 @@ _WRAPPERS: list[
     (torch.nn.Module, VariableBuilder.wrap_module),
     (functools.partial, VariableBuilder.wrap_partial),
     (types.ModuleType, VariableBuilder.wrap_python_module),
+    (type(os.environ), VariableBuilder.wrap_environ),
     (types.FunctionType, VariableBuilder.wrap_function),
     (types.BuiltinFunctionType, VariableBuilder.wrap_builtin),
     (types.MethodType, VariableBuilder.wrap_method),

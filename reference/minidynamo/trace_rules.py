@@ -11,6 +11,7 @@ package, torch, the standard library, generated code) are never converted themse
 
 from __future__ import annotations
 
+import collections
 import enum
 import functools
 import inspect
@@ -55,6 +56,10 @@ TRACE_TIME_RESULTS: dict[Callable, object] = {
     torch.onnx.is_in_onnx_export: False,
 }
 
+# Functions that make a class from constants (`namedtuple("P", "a b")` in the traced
+# function): called now; the class is then traced like any user class.
+CLASS_FACTORIES: frozenset[Callable] = frozenset({collections.namedtuple})
+
 # Side-effect-free functions called now on the constants and example values (tensor
 # metadata, dtypes, devices, the process's configuration).
 CONSTANT_FOLD_FUNCTIONS: frozenset[Callable] = frozenset(
@@ -80,6 +85,7 @@ CONSTANT_FOLD_FUNCTIONS: frozenset[Callable] = frozenset(
         torch.distributed.is_available,
     }
     | ({torch.distributed.is_initialized} if torch.distributed.is_available() else set())
+    | CLASS_FACTORIES
 )
 
 # Assertions: with a condition known at trace time they vanish (or raise, as eager).

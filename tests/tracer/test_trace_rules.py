@@ -153,6 +153,7 @@ def test_namedtuple_constructor_and_exec_code_are_skipped() -> None:
         (torch.compiler.is_compiling, trace_rules.Rule.CONSTANT_FOLD),
         (torch.cuda.is_available, trace_rules.Rule.CONSTANT_FOLD),
         (torch.finfo, trace_rules.Rule.CONSTANT_FOLD),
+        (collections.namedtuple, trace_rules.Rule.CONSTANT_FOLD),  # a class factory
         (torch.nn.modules.linear.Linear.forward, trace_rules.Rule.INLINE),
         (torch.utils._pytree.tree_flatten, trace_rules.Rule.INLINE),
         (itertools.chain, trace_rules.Rule.POLYFILL),

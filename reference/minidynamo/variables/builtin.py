@@ -9,6 +9,7 @@ on constants they are folded; on lists, tuples and dicts they call the container
 from __future__ import annotations
 
 import builtins
+import collections
 import functools
 import math
 import operator
@@ -396,6 +397,37 @@ def _call_dict(
     return ConstDictVariable(items)
 
 
+def _call_ordered_dict(
+    tx: InstructionTranslatorBase, arg: VariableTracker | None = None, **kwargs: VariableTracker
+) -> VariableTracker:
+    from minidynamo.variables.collections_types import OrderedDictVariable
+
+    return OrderedDictVariable(_call_dict(tx, arg, **kwargs).items)  # type: ignore[attr-defined]
+
+
+def _call_defaultdict(
+    tx: InstructionTranslatorBase,
+    default_factory: VariableTracker | None = None,
+    arg: VariableTracker | None = None,
+    **kwargs: VariableTracker,
+) -> VariableTracker:
+    from minidynamo.variables.collections_types import DefaultDictVariable
+
+    factory = default_factory or ConstantVariable(None)
+    return DefaultDictVariable(factory, _call_dict(tx, arg, **kwargs).items)  # type: ignore[attr-defined]
+
+
+def _call_deque(
+    tx: InstructionTranslatorBase,
+    iterable: VariableTracker | None = None,
+    maxlen: VariableTracker | None = None,
+) -> VariableTracker:
+    from minidynamo.variables.collections_types import DequeVariable
+
+    items = [] if iterable is None else _iterate(tx, iterable)
+    return DequeVariable(items, maxlen=None if maxlen is None else maxlen.as_python_constant())
+
+
 def _call_iter(tx: InstructionTranslatorBase, obj: VariableTracker) -> VariableTracker:
     if isinstance(obj, IteratorVariable):
         return obj
@@ -584,6 +616,9 @@ BUILTIN_HANDLERS: dict[Callable, Callable[..., VariableTracker]] = {
     tuple: _call_tuple,
     set: _call_set,
     dict: _call_dict,
+    collections.OrderedDict: _call_ordered_dict,
+    collections.defaultdict: _call_defaultdict,
+    collections.deque: _call_deque,
     iter: _call_iter,
     next: _call_next,
     enumerate: _call_enumerate,

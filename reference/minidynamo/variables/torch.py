@@ -115,7 +115,13 @@ class TorchInGraphFunctionVariable(VariableTracker):
                 return vt.example_value
             return vt.as_python_constant()
 
-        return fold(self.fn, list(map(example, args)), {k: example(v) for k, v in kwargs.items()})
+        values = list(map(example, args))
+        kwvalues = {k: example(v) for k, v in kwargs.items()}
+        if self.fn in trace_rules.CLASS_FACTORIES:
+            from minidynamo.builder import wrap_class
+
+            return wrap_class(self.fn(*values, **kwvalues))
+        return fold(self.fn, values, kwvalues)
 
 
 def _flatten(vt: VariableTracker) -> Any:
