@@ -36,7 +36,9 @@ TAGS = frozenset(
         "recompiles",
         "seed",
         "side-effects",
+        "stdlib",
         "tensor-methods",
+        "torch-api",
         "unpacking",
     }
 )

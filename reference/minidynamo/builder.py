@@ -5,7 +5,9 @@ to wrapper). Also `wrap_fx_proxy`: the result of a graph node -> a VariableTrack
 
 from __future__ import annotations
 
+import functools
 import operator
+import os
 import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -23,12 +25,15 @@ from minidynamo.source import (
     LocalSource,
     placeholder_name,
 )
+from minidynamo.trace_rules import Rule, is_namedtuple
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.builtin import BUILTIN_HANDLERS, PURE_BUILTINS, BuiltinVariable
 from minidynamo.variables.constant import ConstantVariable, is_constant_value
 from minidynamo.variables.ctx_manager import GRAD_MODE_CLASSES, GradModeClassVariable
 from minidynamo.variables.dicts import ConstDictVariable, SetVariable
 from minidynamo.variables.functions import (
+    FunctoolsPartialVariable,
+    PolyfilledFunctionVariable,
     SkipFunctionVariable,
     UserFunctionVariable,
     UserMethodVariable,
@@ -38,9 +43,8 @@ from minidynamo.variables.lists import (
     NamedTupleVariable,
     SizeVariable,
     TupleVariable,
-    is_namedtuple,
 )
-from minidynamo.variables.misc import PythonModuleVariable
+from minidynamo.variables.misc import EnvironVariable, PythonModuleVariable
 from minidynamo.variables.nn_module import NNModuleVariable
 from minidynamo.variables.symnode import SYM_TYPES, SymNodeVariable, is_symbolic
 from minidynamo.variables.tensor import TensorVariable
@@ -208,6 +212,11 @@ class VariableBuilder:
             self.guards.add_id_match(self.source, value)
         return PythonModuleVariable(value, source=self.source)
 
+    def wrap_environ(self, value: object) -> VariableTracker:
+        if value is not os.environ:
+            return self.wrap_object(value)
+        return EnvironVariable(value, source=self.source)
+
     def wrap_function(self, value: types.FunctionType) -> VariableTracker:
         if getattr(value, "_minidynamo_compiled", False):
             # A compiled function called from compiled code is inlined, like any other.
@@ -215,10 +224,11 @@ class VariableBuilder:
         if getattr(value, "_minidynamo_disabled", False):
             reason = "call of a function wrapped by minidynamo.disable"
             return SkipFunctionVariable(value, reason, gb.DISABLED_FUNCTION)
-        if trace_rules.is_torch_function(value):
-            return TorchInGraphFunctionVariable(value, source=self.source)
-        if trace_rules.is_library_file(value.__code__.co_filename):
+        rule = trace_rules.lookup(value)
+        if rule is Rule.SKIP:
             return SkipFunctionVariable(value, f"call of library function {value.__qualname__}")
+        if rule is not Rule.INLINE:
+            return self.wrap_by_rule(value, rule)
         if self.guards is not None:
             # The code, not the function object: a closure made anew per call still hits
             # (its defaults and cell contents are guarded when they are read).
@@ -226,9 +236,18 @@ class VariableBuilder:
         return UserFunctionVariable(value, source=self.source)
 
     def wrap_builtin(self, value: types.BuiltinFunctionType) -> VariableTracker:
-        if trace_rules.is_torch_function(value):
-            return TorchInGraphFunctionVariable(value, source=self.source)
+        rule = trace_rules.lookup(value)
+        if rule in (Rule.IN_GRAPH, Rule.CONSTANT_FOLD, Rule.POLYFILL):
+            return self.wrap_by_rule(value, rule)
         return BuiltinVariable(value, source=self.source)
+
+    def wrap_by_rule(self, value: Callable, rule: Rule) -> VariableTracker:
+        """A library callable that trace_rules puts in the graph, folds or polyfills."""
+        if rule is Rule.POLYFILL:
+            return PolyfilledFunctionVariable(
+                value, trace_rules.POLYFILLS[value], source=self.source
+            )
+        return TorchInGraphFunctionVariable(value, source=self.source)
 
     def wrap_method(self, value: types.MethodType) -> VariableTracker:
         fn = self.child(lambda s: AttrSource(s, "__func__"))(value.__func__)
@@ -242,9 +261,31 @@ class VariableBuilder:
             return TorchInGraphFunctionVariable(value, source=self.source)
         if value in GRAD_MODE_CLASSES:
             return GradModeClassVariable(value, source=self.source)
+        rule = trace_rules.lookup(value)
+        if rule in (Rule.CONSTANT_FOLD, Rule.POLYFILL):
+            return self.wrap_by_rule(value, rule)
         if self.guards is not None and value not in _BUILTIN_CALLABLES:
             self.guards.add_id_match(self.source, value)
         return wrap_class(value, self.source)
+
+    def wrap_partial(self, value: functools.partial) -> VariableTracker:
+        """A partial passed in: its function, arguments and keywords, each read from it."""
+        if type(value) is not functools.partial:
+            return self.wrap_object(value)
+        if self.guards is not None:
+            self.guards.add_type_match(self.source, value)
+            self.guards.add_length(AttrSource(self.source, "args"), value.args)
+            self.guards.add_dict_keys(AttrSource(self.source, "keywords"), value.keywords)
+        fn = self.child(lambda s: AttrSource(s, "func"))(value.func)
+        args = [
+            self.child(lambda s, i=i: GetItemSource(AttrSource(s, "args"), i))(arg)
+            for i, arg in enumerate(value.args)
+        ]
+        kwargs = {
+            key: self.child(lambda s, k=key: GetItemSource(AttrSource(s, "keywords"), k))(arg)
+            for key, arg in value.keywords.items()
+        }
+        return FunctoolsPartialVariable(fn, args, kwargs, source=self.source)
 
     def wrap_object(self, value: object) -> VariableTracker:
         if self.guards is not None:
@@ -263,7 +304,9 @@ _WRAPPERS: list[
     (dict, VariableBuilder.wrap_dict),
     ((set, frozenset), VariableBuilder.wrap_set),
     (torch.nn.Module, VariableBuilder.wrap_module),
+    (functools.partial, VariableBuilder.wrap_partial),
     (types.ModuleType, VariableBuilder.wrap_python_module),
+    (type(os.environ), VariableBuilder.wrap_environ),
     (types.FunctionType, VariableBuilder.wrap_function),
     (types.BuiltinFunctionType, VariableBuilder.wrap_builtin),
     (types.MethodType, VariableBuilder.wrap_method),

@@ -1,23 +1,191 @@
-"""Which code the tracer converts, inlines, puts in the graph, or leaves alone
-(the role of Dynamo's skipfiles and trace rules).
+"""What a call met during a trace becomes, and which frames are converted at all (the
+role of Dynamo's skipfiles and trace rules). Tables and predicates only: the builder and
+the VariableTrackers consult them; nothing here imports the tracer.
 
-Frames from our own package, from torch, from the standard library and from generated
-code (FX `<eval_with_key>`, frozen modules) are never converted. Calls into torch become
-graph nodes; calls into the standard library's Python functions are not traced.
+For a callable, the most specific rule wins (`lookup`): a row for the callable itself
+(`POLYFILLS`, `TRACE_TIME_RESULTS`, `CONSTANT_FOLD_FUNCTIONS`), then its module
+(`INLINE_MODULES`, then the torch namespace: in graph), then its file (user code is
+inlined, other library code is skipped: a graph break). Frames of library code (our
+package, torch, the standard library, generated code) are never converted themselves.
 """
 
 from __future__ import annotations
 
+import collections
+import enum
+import functools
+import inspect
+import itertools
+import operator
 import os
 import sysconfig
 import types
 import weakref
+from collections.abc import Callable
 
 import numpy as np
 import torch
+import torch.distributed
+import torch.fx._symbolic_trace
+import torch.onnx
 
 import minidynamo
-from minidynamo.variables.lists import is_namedtuple
+from minidynamo.polyfills import builtins as builtins_polyfills
+from minidynamo.polyfills import functools as functools_polyfills
+from minidynamo.polyfills import itertools as itertools_polyfills
+
+
+class Rule(enum.Enum):
+    """What calling a library callable during a trace does (DESIGN.md "What is traced")."""
+
+    IN_GRAPH = "in graph"  # a graph node (TorchInGraphFunctionVariable)
+    CONSTANT_FOLD = "constant-fold"  # evaluated now, its result a constant
+    INLINE = "inline"  # its Python code traced like user code
+    POLYFILL = "polyfill"  # our plain-Python version of it inlined instead
+    SKIP = "skip"  # not traced: a graph break
+
+
+# (2) Constant-fold. Queries whose answer inside a compiled region is fixed: what the
+# tracer answers while tracing, as Dynamo (`is_compiling` is True in compiled code).
+TRACE_TIME_RESULTS: dict[Callable, object] = {
+    torch.compiler.is_compiling: True,
+    torch.compiler.is_dynamo_compiling: True,
+    torch.jit.is_scripting: False,
+    torch.jit.is_tracing: False,
+    torch.fx._symbolic_trace.is_fx_tracing: False,
+    torch.onnx.is_in_onnx_export: False,
+}
+
+# Functions that make a class from constants (`namedtuple("P", "a b")` in the traced
+# function): called now; the class is then traced like any user class.
+CLASS_FACTORIES: frozenset[Callable] = frozenset({collections.namedtuple})
+
+# Side-effect-free functions called now on the constants and example values (tensor
+# metadata, dtypes, devices, the process's configuration).
+CONSTANT_FOLD_FUNCTIONS: frozenset[Callable] = frozenset(
+    {
+        torch.is_tensor,
+        torch.is_floating_point,
+        torch.is_complex,
+        torch.numel,
+        torch.get_default_dtype,
+        torch.is_grad_enabled,
+        torch.is_inference_mode_enabled,
+        torch.is_autocast_enabled,
+        torch.get_autocast_dtype,
+        torch.are_deterministic_algorithms_enabled,
+        torch.device,
+        torch.finfo,
+        torch.iinfo,
+        torch.result_type,
+        torch.promote_types,
+        torch.can_cast,
+        torch.cuda.is_available,
+        torch.cuda.device_count,
+        torch.distributed.is_available,
+    }
+    | ({torch.distributed.is_initialized} if torch.distributed.is_available() else set())
+    | CLASS_FACTORIES
+)
+
+# Assertions: with a condition known at trace time they vanish (or raise, as eager).
+ASSERT_FUNCTIONS: frozenset[Callable] = frozenset({torch._assert, torch._check})
+
+# (3) Inline. Library modules whose Python functions are traced like user code (as
+# Dynamo's MOD_INLINELIST): our polyfills, and torch's pure-Python layers.
+INLINE_MODULES: tuple[str, ...] = (
+    "minidynamo.polyfills",
+    "torch.distributions",
+    "torch.nn.modules",
+    "torch.utils._pytree",
+)
+
+# Modules whose globals an inlined function reads unguarded (ours: they never change).
+FIXED_GLOBALS_MODULES: tuple[str, ...] = ("minidynamo.polyfills",)
+
+# (4) Polyfills: a C function we cannot enter, replaced by our Python version of it.
+POLYFILLS: dict[Callable, Callable] = {
+    itertools.chain: itertools_polyfills.chain,
+    itertools.product: itertools_polyfills.product,
+    itertools.combinations: itertools_polyfills.combinations,
+    itertools.permutations: itertools_polyfills.permutations,
+    itertools.zip_longest: itertools_polyfills.zip_longest,
+    itertools.accumulate: itertools_polyfills.accumulate,
+    itertools.islice: itertools_polyfills.islice,
+    itertools.repeat: itertools_polyfills.repeat,
+    itertools.count: itertools_polyfills.count,
+    functools.reduce: functools_polyfills.reduce,
+    operator.length_hint: builtins_polyfills.length_hint,
+}
+
+# Methods and class attributes of builtin types, by (class, name): `dict.fromkeys(ks)`,
+# `s.union(t)` (the polyfill takes the instance first, as the unbound method does).
+METHOD_POLYFILLS: dict[tuple[type, str], Callable] = {
+    (itertools.chain, "from_iterable"): itertools_polyfills.chain_from_iterable,
+    (dict, "fromkeys"): builtins_polyfills.dict_fromkeys,
+    (dict, "update"): builtins_polyfills.dict_update,
+    (set, "union"): builtins_polyfills.set_union,
+    (set, "update"): builtins_polyfills.set_update,
+    (set, "intersection"): builtins_polyfills.set_intersection,
+    (set, "difference"): builtins_polyfills.set_difference,
+    (set, "symmetric_difference"): builtins_polyfills.set_symmetric_difference,
+    (set, "isdisjoint"): builtins_polyfills.set_isdisjoint,
+    (set, "issubset"): builtins_polyfills.set_issubset,
+    (set, "issuperset"): builtins_polyfills.set_issuperset,
+}
+
+# Builtins the BuiltinVariable folds when every argument is a constant; over traced
+# values (tensors, a `key=` function) their polyfill runs instead.
+FALLBACK_POLYFILLS: dict[Callable, Callable] = {
+    sorted: builtins_polyfills.sorted,
+    any: builtins_polyfills.any,
+    all: builtins_polyfills.all,
+}
+
+
+def _row(table: dict | frozenset, fn: object) -> bool:
+    try:
+        return fn in table
+    except TypeError:  # an unhashable callable has no row
+        return False
+
+
+def lookup(fn: object) -> Rule:
+    """The rule for calling `fn` (a function, builtin or class) during a trace."""
+    if _row(POLYFILLS, fn):
+        return Rule.POLYFILL
+    if _row(TRACE_TIME_RESULTS, fn) or _row(CONSTANT_FOLD_FUNCTIONS, fn):
+        return Rule.CONSTANT_FOLD
+    module = getattr(fn, "__module__", None) or ""
+    if isinstance(fn, types.FunctionType) and in_modules(module, INLINE_MODULES):
+        return Rule.INLINE
+    if is_torch_function(fn):
+        return Rule.IN_GRAPH
+    if isinstance(fn, types.FunctionType) and not is_library_file(fn.__code__.co_filename):
+        return Rule.INLINE
+    return Rule.SKIP
+
+
+def in_modules(module: str, names: tuple[str, ...]) -> bool:
+    """`module` is one of `names` or inside one of them."""
+    return any(module == name or module.startswith(name + ".") for name in names)
+
+
+def method_polyfill(cls: type, name: str) -> Callable | None:
+    """The polyfill of attribute `name` of `cls` (found through its MRO, unless a
+    subclass redefines it), or None."""
+    for base in cls.__mro__:
+        polyfill = METHOD_POLYFILLS.get((base, name))
+        if polyfill is not None:
+            same = inspect.getattr_static(cls, name, None) is inspect.getattr_static(base, name)
+            return polyfill if same else None
+    return None
+
+
+def is_namedtuple(cls: type) -> bool:
+    """A class made by `collections.namedtuple` (or `typing.NamedTuple`)."""
+    return issubclass(cls, tuple) and isinstance(getattr(cls, "_fields", None), tuple)
+
 
 _PACKAGE_DIR = os.path.dirname(minidynamo.__file__) + os.sep
 _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep

@@ -1,12 +1,18 @@
 """Which frames are converted (trace_rules): Dynamo's pre-checks before translating a
-frame, compared with real torch.compile's cache entries."""
+frame, compared with real torch.compile's cache entries; and what a call met during a
+trace becomes: the rule tables, and each polyfill against its original."""
 
 from __future__ import annotations
 
+import ast
 import builtins
 import collections
 import contextlib
+import functools
+import inspect
 import io
+import itertools
+import operator
 from collections.abc import Callable
 
 import minidynamo
@@ -15,7 +21,12 @@ import pytest
 import torch
 from minidynamo import convert_frame, logs, trace_rules
 from minidynamo.convert_frame import ConvertFrame
+from minidynamo.polyfills import builtins as builtins_polyfills
+from minidynamo.polyfills import functools as functools_polyfills
+from minidynamo.polyfills import itertools as itertools_polyfills
 from minidynamo.trace_rules import has_tensor_in_frame
+
+POLYFILL_MODULES = [builtins_polyfills, functools_polyfills, itertools_polyfills]
 
 Pair = collections.namedtuple("Pair", "left right")
 
@@ -128,3 +139,161 @@ def test_namedtuple_constructor_and_exec_code_are_skipped() -> None:
     assert trace_rules.skip_code(exec_code, {"len": len})
     user_lambda = eval("lambda x: x + 1")  # a user's lambda: its builtins are not empty
     assert not trace_rules.skip_code(user_lambda.__code__, {"len": len})
+
+
+# What a call met during a trace becomes: one table row per rule.
+
+
+@pytest.mark.parametrize(
+    ("fn", "rule"),
+    [
+        (torch.sin, trace_rules.Rule.IN_GRAPH),
+        (torch.nn.functional.relu, trace_rules.Rule.IN_GRAPH),
+        (torch.jit.is_scripting, trace_rules.Rule.CONSTANT_FOLD),
+        (torch.compiler.is_compiling, trace_rules.Rule.CONSTANT_FOLD),
+        (torch.cuda.is_available, trace_rules.Rule.CONSTANT_FOLD),
+        (torch.finfo, trace_rules.Rule.CONSTANT_FOLD),
+        (collections.namedtuple, trace_rules.Rule.CONSTANT_FOLD),  # a class factory
+        (torch.nn.modules.linear.Linear.forward, trace_rules.Rule.INLINE),
+        (torch.utils._pytree.tree_flatten, trace_rules.Rule.INLINE),
+        (itertools.chain, trace_rules.Rule.POLYFILL),
+        (functools.reduce, trace_rules.Rule.POLYFILL),
+        (operator.length_hint, trace_rules.Rule.POLYFILL),
+        (no_torch_global, trace_rules.Rule.INLINE),  # user code
+        (contextlib.nullcontext.__enter__, trace_rules.Rule.SKIP),
+        (print, trace_rules.Rule.SKIP),
+    ],
+)
+def test_lookup_takes_the_most_specific_rule(fn: object, rule: trace_rules.Rule) -> None:
+    assert trace_rules.lookup(fn) is rule
+
+
+def test_method_polyfills_follow_the_mro_unless_redefined() -> None:
+    class Counted(dict):
+        def update(self, *args, **kwargs):  # redefined: not the builtin's polyfill
+            super().update(*args, **kwargs)
+
+    assert trace_rules.method_polyfill(dict, "fromkeys") is not None
+    assert trace_rules.method_polyfill(collections.OrderedDict, "fromkeys") is None
+    assert trace_rules.method_polyfill(Counted, "update") is None
+    assert trace_rules.method_polyfill(set, "union") is not None
+    assert trace_rules.method_polyfill(list, "union") is None
+
+
+def _imports(module: object) -> set[str]:
+    tree = ast.parse(inspect.getsource(module))  # type: ignore[arg-type]
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            names.add(node.module or "")
+        elif isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+    return names
+
+
+@pytest.mark.parametrize("module", [trace_rules, *POLYFILL_MODULES])
+def test_tables_and_polyfills_do_not_import_the_tracer(module: object) -> None:
+    allowed = {"minidynamo", "minidynamo.polyfills"} if module is trace_rules else set()
+    tracer = {name for name in _imports(module) if name.startswith("minidynamo")}
+    assert tracer <= allowed
+
+
+@pytest.mark.parametrize(
+    ("original", "args", "kwargs"),
+    [
+        (itertools.chain, ([1, 2], (3,), "ab"), {}),
+        (itertools.chain.from_iterable, ([[1], [], [2, 3]],), {}),
+        (itertools.product, ([1, 2], "ab"), {}),
+        (itertools.product, ([0, 1],), {"repeat": 3}),
+        (itertools.combinations, (range(5), 3), {}),
+        (itertools.combinations, (range(2), 3), {}),
+        (itertools.permutations, ("abc",), {}),
+        (itertools.permutations, (range(4), 2), {}),
+        (itertools.zip_longest, ([1, 2, 3], "a"), {"fillvalue": 0}),
+        (itertools.accumulate, ([1, 2, 3, 4],), {}),
+        (itertools.accumulate, ([3, 1, 2],), {"func": max, "initial": 2}),
+        (itertools.islice, (range(10), 2, 8, 3), {}),
+        (itertools.islice, (range(10), 4), {}),
+        (itertools.repeat, ("x", 3), {}),
+        (functools.reduce, (operator.mul, [1, 2, 3, 4]), {}),
+        (functools.reduce, (operator.add, [], 7), {}),
+        (sorted, ([3, 1, 2, 1],), {"key": lambda v: -v}),
+        (sorted, ([(1, "b"), (0, "c"), (1, "a")],), {"key": lambda p: p[0], "reverse": True}),
+        (any, ([0, "", 3],), {}),
+        (all, ([1, [], 3],), {}),
+        (operator.length_hint, ([1, 2],), {}),
+        (operator.length_hint, (iter(()), 5), {}),
+        (dict.fromkeys, ("abc", 0), {}),
+    ],
+)
+def test_polyfill_agrees_with_its_original(original: Callable, args: tuple, kwargs: dict) -> None:
+    polyfill = _polyfill_of(original)
+    result = polyfill(*args, **kwargs)
+    expected = original(*args, **kwargs)
+    if not isinstance(expected, (int, bool, list, dict)):
+        result, expected = list(result), list(expected)
+    assert result == expected
+
+
+def _polyfill_of(original: Callable) -> Callable:
+    if original in trace_rules.POLYFILLS:
+        return trace_rules.POLYFILLS[original]
+    if original in trace_rules.FALLBACK_POLYFILLS:
+        return trace_rules.FALLBACK_POLYFILLS[original]
+    owner = getattr(original, "__self__", None)
+    return trace_rules.METHOD_POLYFILLS[(owner, original.__name__)]  # type: ignore[index]
+
+
+def test_count_and_unbounded_repeat_are_lazy() -> None:
+    counted = zip("ab", trace_rules.POLYFILLS[itertools.count](3, 2), strict=False)
+    assert list(counted) == [("a", 3), ("b", 5)]
+    endless = trace_rules.POLYFILLS[itertools.repeat](1)
+    assert [next(endless) for _ in range(3)] == [1, 1, 1]
+
+
+@pytest.mark.parametrize(
+    ("name", "left", "others"),
+    [
+        ("union", {1, 2}, ([2, 3], {4})),
+        ("intersection", {1, 2, 3}, ([2, 3, 5], {3})),
+        ("difference", {1, 2, 3}, ([2], {3})),
+        ("symmetric_difference", {1, 2, 3}, ([3, 4],)),
+        ("isdisjoint", {1, 2}, ([3],)),
+        ("isdisjoint", {1, 2}, ([2],)),
+        ("issubset", {1, 2}, ([1, 2, 3],)),
+        ("issuperset", {1, 2}, ([1, 3],)),
+    ],
+)
+def test_set_polyfills_agree_with_set_methods(name: str, left: set, others: tuple) -> None:
+    polyfill = trace_rules.METHOD_POLYFILLS[(set, name)]
+    assert polyfill(set(left), *others) == getattr(set(left), name)(*others)
+
+
+def test_dict_update_polyfill_takes_pairs_mappings_and_keywords() -> None:
+    update = trace_rules.METHOD_POLYFILLS[(dict, "update")]
+    for other in ([("a", 1)], {"a": 1}, collections.Counter("a"), ()):
+        mine, theirs = {"z": 0}, {"z": 0}
+        update(mine, other, k=2)
+        theirs.update(other, k=2)
+        assert mine == theirs
+
+
+def chained_sum(x):
+    total = functools.reduce(operator.add, itertools.chain([x], (x * 2,)))
+    ordered = sorted([x, x + 1], key=lambda t: 0, reverse=True)
+    return total + ordered[0] + len(dict.fromkeys("ab")) + len({1, 2}.union([3]))
+
+
+def probe_queries(x):
+    if torch.jit.is_scripting() or torch.onnx.is_in_onnx_export():
+        return x - 1
+    torch._assert(x.dim() == 1, "a vector")
+    return x * torch.finfo(x.dtype).eps * (1 if torch.compiler.is_compiling() else 1)
+
+
+@pytest.mark.parametrize("fn", [chained_sum, probe_queries])
+def test_polyfilled_and_folded_calls_trace_into_one_graph(fn: Callable) -> None:
+    x = torch.arange(3.0)
+    compiled = minidynamo.compile(fn, backend="eager", fullgraph=True)
+    torch.testing.assert_close(compiled(x), fn(x))
+    assert convert_frame.counters["graph_breaks"] == 0

@@ -8,9 +8,11 @@ translator asks of them: attribute access, calls, method calls, unpacking, truth
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from minidynamo import graph_break_registry as gb
+from minidynamo import trace_rules
 from minidynamo.exc import Unsupported, unimplemented
 
 if TYPE_CHECKING:
@@ -89,7 +91,7 @@ class VariableTracker:
         """Methods modelled by ``method_<name>`` are found here (``l.append``)."""
         from minidynamo.variables.misc import GetAttrVariable
 
-        if hasattr(self, "method_" + name):
+        if hasattr(self, "method_" + name) or self.method_polyfill(name) is not None:
             return GetAttrVariable(self, name)
         unimplemented(f"attribute {name!r} of {self!r}")
 
@@ -112,11 +114,25 @@ class VariableTracker:
         ``__getitem__`` -> ``method_getitem``)."""
         handler = getattr(self, "method_" + DUNDER_NAMES.get(name, name), None)
         if handler is None:
-            unimplemented(f"method {name!r} of {self!r}")
+            polyfill = self.method_polyfill(name)
+            if polyfill is None:
+                unimplemented(f"method {name!r} of {self!r}")
+            from minidynamo.variables.functions import inline_polyfill
+
+            return inline_polyfill(tx, polyfill, [self, *args], kwargs)
         try:
             return handler(tx, *args, **kwargs)
         except TypeError as e:  # the call did not match the method's signature
             unimplemented(f"{name}() of {self!r}: {e}")
+
+    def method_polyfill(self, name: str) -> Callable | None:
+        """The polyfill of this value's method `name` (trace_rules.METHOD_POLYFILLS), if
+        its type is known and has one: ``s.union(t)`` runs ``set_union(s, t)``."""
+        try:
+            cls = self.python_type()
+        except Unsupported:
+            return None
+        return trace_rules.method_polyfill(cls, name)
 
     def unpack_var_sequence(self, tx: InstructionTranslatorBase) -> list[VariableTracker]:
         """The items of an iterable, for unpacking and for unrolled `for` loops."""

@@ -9,6 +9,7 @@ on constants they are folded; on lists, tuples and dicts they call the container
 from __future__ import annotations
 
 import builtins
+import collections
 import functools
 import math
 import operator
@@ -17,7 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 from minidynamo import graph_break_registry as gb
+from minidynamo import trace_rules
 from minidynamo.exc import unimplemented
+from minidynamo.source import AttrSource
 from minidynamo.variables.base import NotConstant, VariableTracker
 from minidynamo.variables.constant import ConstantVariable, fold
 from minidynamo.variables.dicts import ConstDictVariable, SetVariable, constant_key
@@ -209,12 +212,29 @@ class BuiltinVariable(VariableTracker):
         else:
             codegen.load_builtin(self.fn)
 
+    def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
+        """A polyfilled attribute of a builtin class: ``dict.fromkeys``, ``set.union``."""
+        from minidynamo.variables.functions import PolyfilledFunctionVariable
+
+        polyfill = None
+        if isinstance(self.fn, type):
+            polyfill = trace_rules.method_polyfill(self.fn, name)
+        if polyfill is None:
+            return super().var_getattr(tx, name)
+        source = None if self.source is None else AttrSource(self.source, name)
+        return PolyfilledFunctionVariable(getattr(self.fn, name), polyfill, source=source)
+
     def call_function(
         self,
         tx: InstructionTranslatorBase,
         args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
+        polyfill = trace_rules.FALLBACK_POLYFILLS.get(self.fn)
+        if polyfill is not None and not _foldable(tx, args, kwargs):
+            from minidynamo.variables.functions import inline_polyfill
+
+            return inline_polyfill(tx, polyfill, args, kwargs)
         handler = BUILTIN_HANDLERS.get(self.fn)
         if handler is not None:
             try:
@@ -228,6 +248,24 @@ class BuiltinVariable(VariableTracker):
         if self.fn in PURE_BUILTINS:
             return fold_builtin(self.fn, args, kwargs)
         unimplemented(f"call to builtin {self.fn.__name__}()", gb.BUILTIN_CALL)
+
+
+def _foldable(
+    tx: InstructionTranslatorBase, args: list[VariableTracker], kwargs: dict[str, VariableTracker]
+) -> bool:
+    """Constant arguments, or one list/tuple of constants and symbolic numbers: what
+    `_fold_over_constants` evaluates now (specializing the numbers)."""
+    if not all(value.is_python_constant() for value in kwargs.values()):
+        return False
+    if all(arg.is_python_constant() for arg in args):
+        return True
+    return (
+        len(args) == 1
+        and isinstance(args[0], BaseListVariable)
+        and all(
+            item.is_python_constant() or isinstance(item, SymNodeVariable) for item in args[0].items
+        )
+    )
 
 
 def fold_builtin(
@@ -263,12 +301,18 @@ def _call_type(tx: InstructionTranslatorBase, obj: VariableTracker) -> VariableT
 
 
 def _has_attr(tx: InstructionTranslatorBase, obj: VariableTracker, name: str) -> bool:
+    from minidynamo.variables.functions import FunctoolsPartialVariable
     from minidynamo.variables.user_defined import UserDefinedObjectVariable
 
     if isinstance(obj, UserDefinedObjectVariable):
         return obj.has_attr(tx, name)
+    if isinstance(obj, FunctoolsPartialVariable):
+        return obj.has_attr(name)
     if obj.is_python_constant():
         return hasattr(obj.as_python_constant(), name)
+    cls = obj.python_type()
+    if cls.__module__ == "builtins":  # a list, tuple, dict, iterator: attributes of its type
+        return hasattr(cls, name)
     unimplemented(f"hasattr on {obj!r}")
 
 
@@ -353,6 +397,37 @@ def _call_dict(
     return ConstDictVariable(items)
 
 
+def _call_ordered_dict(
+    tx: InstructionTranslatorBase, arg: VariableTracker | None = None, **kwargs: VariableTracker
+) -> VariableTracker:
+    from minidynamo.variables.collections_types import OrderedDictVariable
+
+    return OrderedDictVariable(_call_dict(tx, arg, **kwargs).items)  # type: ignore[attr-defined]
+
+
+def _call_defaultdict(
+    tx: InstructionTranslatorBase,
+    default_factory: VariableTracker | None = None,
+    arg: VariableTracker | None = None,
+    **kwargs: VariableTracker,
+) -> VariableTracker:
+    from minidynamo.variables.collections_types import DefaultDictVariable
+
+    factory = default_factory or ConstantVariable(None)
+    return DefaultDictVariable(factory, _call_dict(tx, arg, **kwargs).items)  # type: ignore[attr-defined]
+
+
+def _call_deque(
+    tx: InstructionTranslatorBase,
+    iterable: VariableTracker | None = None,
+    maxlen: VariableTracker | None = None,
+) -> VariableTracker:
+    from minidynamo.variables.collections_types import DequeVariable
+
+    items = [] if iterable is None else _iterate(tx, iterable)
+    return DequeVariable(items, maxlen=None if maxlen is None else maxlen.as_python_constant())
+
+
 def _call_iter(tx: InstructionTranslatorBase, obj: VariableTracker) -> VariableTracker:
     if isinstance(obj, IteratorVariable):
         return obj
@@ -378,9 +453,29 @@ def _call_enumerate(
     )
 
 
-def _call_zip(tx: InstructionTranslatorBase, *iterables: VariableTracker) -> VariableTracker:
-    columns = [_iterate(tx, iterable) for iterable in iterables]
-    return ListIteratorVariable([TupleVariable(list(row)) for row in zip(*columns, strict=False)])
+def _call_zip(
+    tx: InstructionTranslatorBase,
+    *iterables: VariableTracker,
+    strict: VariableTracker | None = None,
+) -> VariableTracker:
+    """Rows made as they are asked for, ending at the shortest iterable (which may be
+    endless: ``zip(items, itertools.count())``); ``strict=True`` checks the lengths."""
+    iterators = [_call_iter(tx, iterable) for iterable in iterables]
+    check = strict is not None and strict.bool_value()
+
+    def rows() -> Iterator[VariableTracker]:
+        while iterators:
+            row = []
+            for iterator in iterators:
+                item = iterator.next_variable()
+                if item is None:
+                    if check and (row or any(it.next_variable() for it in iterators[1:])):
+                        unimplemented("zip(strict=True) of iterables of different lengths")
+                    return
+                row.append(item)
+            yield TupleVariable(row)
+
+    return LazyIteratorVariable(rows(), zip)
 
 
 def _call_reversed(tx: InstructionTranslatorBase, seq: VariableTracker) -> VariableTracker:
@@ -398,11 +493,16 @@ def lazy_items(
 
 
 class LazyIteratorVariable(IteratorVariable):
-    """The iterator `map` and `filter` return: items made as they are asked for."""
+    """The iterator `map`, `filter` and `zip` return (`cls`): items made as they are
+    asked for."""
 
-    def __init__(self, items: Iterator[VariableTracker]) -> None:
+    def __init__(self, items: Iterator[VariableTracker], cls: type) -> None:
         super().__init__()
         self.items = items
+        self.cls = cls
+
+    def python_type(self) -> type:
+        return self.cls
 
     def next_variable(self) -> VariableTracker | None:
         return next(self.items, None)
@@ -412,7 +512,7 @@ def _call_map(
     tx: InstructionTranslatorBase, fn: VariableTracker, *iterables: VariableTracker
 ) -> VariableTracker:
     rows = zip(*[lazy_items(tx, iterable) for iterable in iterables], strict=False)
-    return LazyIteratorVariable(fn.call_function(tx, list(row), {}) for row in rows)
+    return LazyIteratorVariable((fn.call_function(tx, list(row), {}) for row in rows), map)
 
 
 def _call_filter(
@@ -425,7 +525,7 @@ def _call_filter(
             return item.bool_value()
         return fn.call_function(tx, [item], {}).bool_value()
 
-    return LazyIteratorVariable(item for item in lazy_items(tx, iterable) if keep(item))
+    return LazyIteratorVariable((item for item in lazy_items(tx, iterable) if keep(item)), filter)
 
 
 def _call_sum(
@@ -516,6 +616,9 @@ BUILTIN_HANDLERS: dict[Callable, Callable[..., VariableTracker]] = {
     tuple: _call_tuple,
     set: _call_set,
     dict: _call_dict,
+    collections.OrderedDict: _call_ordered_dict,
+    collections.defaultdict: _call_defaultdict,
+    collections.deque: _call_deque,
     iter: _call_iter,
     next: _call_next,
     enumerate: _call_enumerate,

@@ -35,6 +35,8 @@ CONSTANT_TYPES: tuple[type, ...] = (
     torch.device,
     torch.layout,
     torch.memory_format,
+    torch.finfo,
+    torch.iinfo,
     types.CodeType,
 )
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from minidynamo import trace_rules
 from minidynamo.exc import unimplemented
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable
@@ -149,9 +150,12 @@ class ConstDictVariable(VariableTracker):
         self, tx: InstructionTranslatorBase, other: VariableTracker | None = None, **kwargs: Any
     ) -> VariableTracker:
         check_mutable(tx, self)
+        if other is not None and not isinstance(other, ConstDictVariable):
+            from minidynamo.variables.functions import inline_polyfill
+
+            polyfill = trace_rules.METHOD_POLYFILLS[(dict, "update")]
+            return inline_polyfill(tx, polyfill, [self, other], kwargs)
         if other is not None:
-            if not isinstance(other, ConstDictVariable):
-                unimplemented(f"dict.update({other!r})")
             self.items.update(other.items)
         self.items.update(kwargs)
         return ConstantVariable(None)

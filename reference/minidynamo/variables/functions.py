@@ -14,9 +14,11 @@ import functools
 import inspect
 import sys
 import types
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from minidynamo import graph_break_registry as gb
+from minidynamo import trace_rules
 from minidynamo.bytecode import create_call_function_kw, create_make_function
 from minidynamo.exc import unimplemented
 from minidynamo.source import AttrSource, GetItemSource, GlobalSource
@@ -111,6 +113,10 @@ class BaseUserFunctionVariable(VariableTracker):
         return ConstantVariable(self.get_code().co_name)
 
 
+# Attributes of a function object that are fixed once it exists: read as constants.
+FUNCTION_NAME_ATTRIBUTES = ("__name__", "__qualname__", "__module__", "__doc__")
+
+
 class GeneratorVariable(IteratorVariable):
     """A generator object made in the traced code; never rebuilt in bytecode (a graph
     break while one is alive runs the frame eagerly)."""
@@ -137,6 +143,8 @@ def globals_source(tx: InstructionTranslatorBase, f_globals: dict) -> Any:
     module = sys.modules.get(f_globals.get("__name__", ""))
     if module is None or module.__dict__ is not f_globals:
         return lambda name: None
+    if trace_rules.in_modules(module.__name__, trace_rules.FIXED_GLOBALS_MODULES):
+        return lambda name: None
     alias = "__import_" + module.__name__.replace(".", "_dot_")
     tx.output.install_global(alias, module)
     return lambda name: AttrSource(GlobalSource(alias), name)
@@ -160,6 +168,18 @@ class UserFunctionVariable(BaseUserFunctionVariable):
 
     def get_globals(self) -> dict:
         return self.fn.__globals__
+
+    def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
+        """Its names are constants; ``__defaults__``, ``__kwdefaults__`` and attributes
+        set on it (``fn.tag``) are read from the function, guarded through its source."""
+        from minidynamo.builder import VariableBuilder
+
+        if name in FUNCTION_NAME_ATTRIBUTES:
+            return ConstantVariable(getattr(self.fn, name))
+        if name in ("__defaults__", "__kwdefaults__") or name in self.fn.__dict__:
+            source = None if self.source is None else AttrSource(self.source, name)
+            return VariableBuilder(tx, source)(getattr(self.fn, name))
+        unimplemented(f"function attribute {name!r}")
 
     def _wrap_part(
         self, tx: InstructionTranslatorBase, value: object, attribute: str, key: Any
@@ -322,9 +342,14 @@ class FunctoolsPartialVariable(VariableTracker):
     `fn` with the stored arguments first; rebuilt by calling ``functools.partial``."""
 
     def __init__(
-        self, fn: VariableTracker, args: list[VariableTracker], kwargs: dict[str, VariableTracker]
+        self,
+        fn: VariableTracker,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+        *,
+        source: Source | None = None,
     ) -> None:
-        super().__init__()
+        super().__init__(source=source)
         self.fn = fn
         self.args = args
         self.kwargs = kwargs
@@ -343,7 +368,22 @@ class FunctoolsPartialVariable(VariableTracker):
     ) -> VariableTracker:
         return self.fn.call_function(tx, [*self.args, *args], {**self.kwargs, **kwargs})
 
+    def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
+        if name == "func":
+            return self.fn
+        if name == "args":
+            return TupleVariable(list(self.args))
+        if name == "keywords":
+            return ConstDictVariable(dict(self.kwargs))
+        unimplemented(f"attribute {name!r} of a functools.partial")
+
+    def has_attr(self, name: str) -> bool:
+        return name in ("func", "args", "keywords") or hasattr(functools.partial, name)
+
     def reconstruct(self, codegen: PyCodegen) -> None:
+        if self.source is not None:
+            self.source.reconstruct(codegen)
+            return
         codegen.load_installed("__import_functools_dot_partial", functools.partial, push_null=True)
         codegen(self.fn)
         for arg in self.args:
@@ -355,3 +395,50 @@ class FunctoolsPartialVariable(VariableTracker):
             codegen.extend(create_call_function_kw(nargs, tuple(self.kwargs)))
         else:
             codegen.call(nargs)
+
+
+def inline_polyfill(
+    tx: InstructionTranslatorBase,
+    polyfill: Callable,
+    args: list[VariableTracker],
+    kwargs: dict[str, VariableTracker],
+) -> VariableTracker:
+    """Call our plain-Python version of a C function: its code is traced like user code."""
+    return UserFunctionVariable(polyfill).call_function(tx, args, kwargs)  # type: ignore[arg-type]
+
+
+class PolyfilledFunctionVariable(VariableTracker):
+    """A C builtin or stdlib callable (`itertools.chain`, `functools.reduce`) that the
+    trace replaces by its polyfill (trace_rules.POLYFILLS); rebuilt from its source."""
+
+    def __init__(self, value: Any, polyfill: Callable, *, source: Source | None = None) -> None:
+        super().__init__(source=source)
+        self.value = value
+        self.polyfill = polyfill
+
+    def __repr__(self) -> str:
+        return f"PolyfilledFunctionVariable({getattr(self.value, '__qualname__', '?')})"
+
+    def python_type(self) -> type:
+        return type(self.value)
+
+    def as_python_constant(self) -> Any:
+        return self.value
+
+    def call_function(
+        self,
+        tx: InstructionTranslatorBase,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        return inline_polyfill(tx, self.polyfill, args, kwargs)
+
+    def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
+        """A polyfilled class attribute: ``itertools.chain.from_iterable``."""
+        polyfill = None
+        if isinstance(self.value, type):
+            polyfill = trace_rules.method_polyfill(self.value, name)
+        if polyfill is None:
+            unimplemented(f"attribute {name!r} of {self.value!r}")
+        source = None if self.source is None else AttrSource(self.source, name)
+        return PolyfilledFunctionVariable(getattr(self.value, name), polyfill, source=source)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 from minidynamo.exc import unimplemented
+from minidynamo.trace_rules import is_namedtuple
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable
 from minidynamo.variables.exceptions import raise_observed
@@ -164,11 +165,6 @@ class SizeVariable(TupleVariable):
             codegen(item)
         codegen.build(tuple, len(self.items))
         codegen.call(1)
-
-
-def is_namedtuple(cls: type) -> bool:
-    """A class made by `collections.namedtuple` (or `typing.NamedTuple`)."""
-    return issubclass(cls, tuple) and isinstance(getattr(cls, "_fields", None), tuple)
 
 
 class NamedTupleVariable(TupleVariable):

@@ -1,10 +1,10 @@
 """Small VariableTrackers: the NULL of the call protocol, bound attributes, closure
-cells and Python modules."""
+cells, Python modules and `os.environ`."""
 
 from __future__ import annotations
 
 import types
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from minidynamo.exc import unimplemented
 from minidynamo.source import AttrSource, LocalSource
@@ -121,3 +121,40 @@ class PythonModuleVariable(VariableTracker):
         # Library namespaces (torch, the stdlib) are assumed fixed: no guard per attribute.
         guard = not is_library_module(self.value)
         return VariableBuilder(tx, source, guard=guard)(value)
+
+
+class EnvironVariable(VariableTracker):
+    """`os.environ`, read only: lookups are answered now from the process's environment
+    (not guarded, as in Dynamo); writing to it is not modelled."""
+
+    READ_METHODS = frozenset({"get", "__getitem__", "__contains__", "__len__"})
+
+    def __init__(self, value: Any, *, source: Source | None = None) -> None:
+        super().__init__(source=source)
+        self.value = value
+
+    def __repr__(self) -> str:
+        return "EnvironVariable()"
+
+    def python_type(self) -> type:
+        return type(self.value)
+
+    def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
+        if name not in self.READ_METHODS:
+            unimplemented(f"os.environ.{name}")
+        return GetAttrVariable(self, name)
+
+    def call_method(
+        self,
+        tx: InstructionTranslatorBase,
+        name: str,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        from minidynamo.variables.constant import fold
+
+        if name not in self.READ_METHODS:
+            unimplemented(f"os.environ.{name}()")
+        values = [arg.as_python_constant() for arg in args]
+        kwvalues = {key: arg.as_python_constant() for key, arg in kwargs.items()}
+        return fold(getattr(self.value, name), values, kwvalues)

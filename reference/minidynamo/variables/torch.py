@@ -13,34 +13,17 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 import torch.utils._pytree as pytree
+from minidynamo import trace_rules
 from minidynamo.exc import unimplemented
+from minidynamo.trace_rules import Rule
 from minidynamo.variables.base import VariableTracker
-from minidynamo.variables.constant import ConstantVariable, is_constant_value
+from minidynamo.variables.constant import ConstantVariable, fold
 from minidynamo.variables.lists import SizeVariable
 from minidynamo.variables.tensor import TensorVariable
 
 if TYPE_CHECKING:
     from minidynamo.symbolic_convert import InstructionTranslatorBase
     from torch._guards import Source
-
-# Functions answered at trace time from the (static) example values.
-CONSTANT_RESULT_FUNCTIONS: frozenset[Callable] = frozenset(
-    {
-        torch.is_tensor,
-        torch.is_floating_point,
-        torch.is_complex,
-        torch.numel,
-        torch.get_default_dtype,
-        torch.is_grad_enabled,
-        torch.is_inference_mode_enabled,
-        torch.device,
-        torch.finfo,
-        torch.iinfo,
-        torch.result_type,
-        torch.promote_types,
-        torch.can_cast,
-    }
-)
 
 # Functions that make a tensor from constants only (no tensor argument).
 TENSOR_FACTORIES = frozenset(
@@ -93,8 +76,12 @@ class TorchInGraphFunctionVariable(VariableTracker):
         args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
-        if self.fn in CONSTANT_RESULT_FUNCTIONS:
+        if trace_rules.lookup(self.fn) is Rule.CONSTANT_FOLD:
+            if self.fn in trace_rules.TRACE_TIME_RESULTS:
+                return ConstantVariable(trace_rules.TRACE_TIME_RESULTS[self.fn])
             return self._evaluate_on_examples(args, kwargs)
+        if self.fn in trace_rules.ASSERT_FUNCTIONS:
+            return self._assert(args, kwargs)
         if self.fn is torch.Size:
             return SizeVariable.of(torch.Size(args[0].as_python_constant() if args else ()))
         has_tensor = any(
@@ -107,6 +94,19 @@ class TorchInGraphFunctionVariable(VariableTracker):
             return tx.output.call(tx, "call_function", self.fn, args, kwargs)
         unimplemented(f"call to {self.fn!r} without tensor arguments")
 
+    def _assert(
+        self, args: list[VariableTracker], kwargs: dict[str, VariableTracker]
+    ) -> VariableTracker:
+        """``torch._assert(cond, msg)`` / ``torch._check(cond)``: a condition known now
+        (a constant, or a size guarded on) vanishes when true and raises as eager when
+        false. On a tensor Dynamo stops with a data-dependent error: we run eagerly."""
+        condition = args[0] if args else kwargs.get("cond", kwargs.get("condition"))
+        if condition is None or isinstance(condition, TensorVariable):
+            unimplemented(f"{self.fn.__name__}() on a tensor condition")
+        if condition.bool_value():
+            return ConstantVariable(None)
+        return self._evaluate_on_examples(args, kwargs)
+
     def _evaluate_on_examples(
         self, args: list[VariableTracker], kwargs: dict[str, VariableTracker]
     ) -> VariableTracker:
@@ -115,10 +115,13 @@ class TorchInGraphFunctionVariable(VariableTracker):
                 return vt.example_value
             return vt.as_python_constant()
 
-        result = self.fn(*map(example, args), **{k: example(v) for k, v in kwargs.items()})
-        if not is_constant_value(result):
-            unimplemented(f"{self.fn!r} returned a {type(result).__name__}")
-        return ConstantVariable.create(result)
+        values = list(map(example, args))
+        kwvalues = {k: example(v) for k, v in kwargs.items()}
+        if self.fn in trace_rules.CLASS_FACTORIES:
+            from minidynamo.builder import wrap_class
+
+            return wrap_class(self.fn(*values, **kwvalues))
+        return fold(self.fn, values, kwvalues)
 
 
 def _flatten(vt: VariableTracker) -> Any:

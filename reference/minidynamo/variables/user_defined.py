@@ -19,9 +19,10 @@ from minidynamo.bytecode import create_dup_top, create_instruction, create_swap
 from minidynamo.exc import unimplemented
 from minidynamo.side_effects import DELETED
 from minidynamo.source import AttrSource
+from minidynamo.trace_rules import is_namedtuple
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable
-from minidynamo.variables.lists import NamedTupleVariable, is_namedtuple
+from minidynamo.variables.lists import NamedTupleVariable
 
 if TYPE_CHECKING:
     from minidynamo.codegen import PyCodegen

@@ -1,0 +1,480 @@
+"""The standard library while tracing: functools.partial and reduce, itertools, sorted
+with a key, dict and set methods, frozensets, int and str methods, function attributes.
+
+C functions among them are traced through their polyfills (plain-Python versions the
+tracer inlines, trace_rules.POLYFILLS); queries on constants are folded; so each
+program below is one graph.
+"""
+
+import collections
+import functools
+import itertools
+import operator
+import os
+
+import torch
+
+from conformance.spec import Call, T, case, one_graph
+
+FULLGRAPH = {"fullgraph": True}
+
+
+def scale(x, factor, *, shift=0):
+    """A plain helper the cases wrap in partials."""
+    return x * factor + shift
+
+
+def with_defaults(x, k=2, *, bias=1):
+    return x * k + bias
+
+
+with_defaults.tag = "helper"
+TRIPLE = functools.partial(scale, factor=3)
+
+
+# functools.partial
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("mul", "add"),
+)
+def partial_made_and_called(x):
+    double = functools.partial(scale, factor=2)
+    return double(x, shift=1)
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3), T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("torch.add"),
+)
+def partial_of_torch_function(x, y):
+    add_twice = functools.partial(torch.add, alpha=2)
+    return add_twice(x, y)
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("mul", "add"),
+)
+def partial_attributes(x):
+    """`.func`, `.args` and `.keywords` of a partial made in the function."""
+    p = functools.partial(scale, x, shift=3)
+    return p.func(*p.args, 2, **p.keywords)
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("mul", "add"),
+)
+def partial_hasattr(x):
+    p = functools.partial(scale, factor=4)
+    if hasattr(p, "func") and not hasattr(p, "missing"):
+        return p(x)
+    return x
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("mul", "add"),
+)
+def partial_global(x):
+    """A partial made at module level: its function and arguments are read (and guarded)."""
+    return TRIPLE(x)
+
+
+# functools.reduce
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call([T(3), T(3), T(3)])],
+    options=FULLGRAPH,
+    expect=one_graph("add", "add"),
+)
+def reduce_with_operator(ts):
+    return functools.reduce(operator.add, ts)
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3), T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("mul", "mul"),
+)
+def reduce_with_lambda_and_initial(x, y):
+    return functools.reduce(lambda acc, t: acc * t, [x, y], 2)
+
+
+# itertools
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call([T(3), T(3)], (T(3),))],
+    options=FULLGRAPH,
+    expect=one_graph("add", "add", "add"),
+)
+def chain_two_sequences(a, b):
+    total = 0
+    for t in itertools.chain(a, b):
+        total = total + t
+    return total
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call([[T(3)], [T(3), T(3)]])],
+    options=FULLGRAPH,
+    expect=one_graph("torch.stack"),
+)
+def chain_from_iterable(groups):
+    return torch.stack(list(itertools.chain.from_iterable(groups)))
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("mul", "mul", "mul", "mul"),
+)
+def product_of_ranges(x):
+    return [x * (i + 10 * j) for i, j in itertools.product(range(2), range(2))]
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call([T(3), T(3), T(3)])],
+    options=FULLGRAPH,
+    expect=one_graph("mul", "mul", "mul"),
+)
+def combinations_of_tensors(ts):
+    return [a * b for a, b in itertools.combinations(ts, 2)]
+
+
+@case(tags=["stdlib", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def permutations_count(x):
+    return x * len(list(itertools.permutations("abc", 2)))
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call([T(3), T(3)], [T(3)])],
+    options=FULLGRAPH,
+    expect=one_graph("add", "add"),
+)
+def zip_longest_with_fill(a, b):
+    return [p + q for p, q in itertools.zip_longest(a, b, fillvalue=1.0)]
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call([T(3), T(3), T(3)])],
+    options=FULLGRAPH,
+    expect=one_graph("add", "add"),
+)
+def accumulate_running_sum(ts):
+    return list(itertools.accumulate(ts))
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call([T(3), T(3), T(3), T(3)])],
+    options=FULLGRAPH,
+    expect=one_graph("add"),
+)
+def islice_every_other(ts):
+    a, b = itertools.islice(ts, 0, None, 2)
+    return a + b
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("torch.cat"),
+)
+def repeat_n_times(x):
+    return torch.cat(list(itertools.repeat(x, 3)))
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call([T(3), T(3)])],
+    options=FULLGRAPH,
+    expect=one_graph("mul", "mul"),
+)
+def count_zipped_with_items(ts):
+    return [t * i for t, i in zip(ts, itertools.count(1))]
+
+
+# sorted, any, all, len-like queries
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call([T(4), T(2), T(3)])],
+    options=FULLGRAPH,
+    expect=one_graph("torch.cat"),
+)
+def sorted_tensors_by_size(ts):
+    return torch.cat(sorted(ts, key=lambda t: t.shape[0]))
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3), {"b": 2, "a": 3, "c": 1})],
+    options=FULLGRAPH,
+    expect=one_graph("mul", "mul", "mul"),
+)
+def sorted_items_reverse_by_value(x, weights):
+    return [x * w for _, w in sorted(weights.items(), key=lambda kv: kv[1], reverse=True)]
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call([T(3), T(3, 2)])],
+    options=FULLGRAPH,
+    expect=one_graph("add"),
+)
+def any_all_over_shapes(ts):
+    if any(t.dim() == 2 for t in ts) and all(t.shape[0] == 3 for t in ts):
+        return ts[0] + 1
+    return ts[0]
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3), [1, 2, 3])],
+    options=FULLGRAPH,
+    expect=one_graph("mul"),
+)
+def length_hint_of_list(x, items):
+    return x * operator.length_hint(items)
+
+
+# dicts, sets, frozensets
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("add", "add"),
+)
+def dict_fromkeys_then_fill(x):
+    d = dict.fromkeys(["a", "b"], 0)
+    for i, key in enumerate(d):
+        d[key] = x + i
+    return d
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("add", "mul"),
+)
+def dict_update_from_pairs(x):
+    d = {"x": x}
+    d.update([("y", x + 1)], z=2)
+    return d["y"] * d["z"], d
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(["a", "b"], [T(3), T(3)])],
+    options=FULLGRAPH,
+    expect=one_graph("sub"),
+)
+def dict_update_from_zip(keys, values):
+    d = {}
+    d.update(zip(keys, values, strict=True))
+    return d["a"] - d["b"]
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3), {"lr": 2})],
+    options=FULLGRAPH,
+    expect=one_graph("mul", "add"),
+)
+def dict_update_from_mapping(x, config):
+    merged = {"lr": 1, "wd": 0}
+    merged.update(config)
+    return x * merged["lr"] + merged["wd"]
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("mul", "add", "add"),
+)
+def set_algebra_on_names(x):
+    a = {"w", "b", "g"}
+    b = {"b", "g", "s"}
+    common = a.intersection(b)
+    only_a = a.difference(b)
+    return x * len(a.union(b)) + len(common) + len(only_a), a.symmetric_difference(b)
+
+
+@case(tags=["stdlib", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("add"))
+def set_predicates(x):
+    small = {1, 2}
+    if small.issubset([1, 2, 3]) and small.isdisjoint({5}) and {1, 2, 3}.issuperset(small):
+        return x + 1
+    return x
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3), ["weight", "bias"])],
+    options=FULLGRAPH,
+    expect=one_graph("mul"),
+)
+def frozenset_membership(x, names):
+    allowed = frozenset(names)
+    return x * (2 if "bias" in allowed else 3)
+
+
+# int and str methods, f-strings
+
+
+@case(
+    tags=["stdlib", "fullgraph"], calls=[Call(T(3), 12)], options=FULLGRAPH, expect=one_graph("mul")
+)
+def int_methods(x, n):
+    num, den = n.as_integer_ratio()
+    return x * (n.bit_length() + n.conjugate() + num - den)
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3), "layer")],
+    options=FULLGRAPH,
+    expect=one_graph("mul"),
+)
+def str_methods(x, name):
+    joined = "-".join([name, "0"])
+    label = "{}_{}".format(name, 1)  # noqa: UP032 (str.format is what is traced)
+    if joined.startswith("lay") and label.endswith("_1"):
+        return x * len(joined)
+    return x
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call({"fc0": T(3), "fc1": T(3)})],
+    options=FULLGRAPH,
+    expect=one_graph("add", "add"),
+)
+def fstring_keys(weights):
+    total = 0
+    for i in range(2):
+        total = total + weights[f"fc{i}"]
+    return total
+
+
+# function attributes
+
+
+@case(tags=["stdlib", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def function_name_attributes(x):
+    return x * (len(scale.__name__) + len(scale.__module__))
+
+
+@case(tags=["stdlib", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def function_qualname(x):
+    return x * len(scale.__qualname__)
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("mul", "add"),
+)
+def function_defaults_and_attribute(x):
+    (k,) = with_defaults.__defaults__
+    if with_defaults.tag == "helper":
+        return with_defaults(x, k * 2, **with_defaults.__kwdefaults__)
+    return x
+
+
+# collections: containers made in the function
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("add", "mul"),
+)
+def ordered_dict_built_and_returned(x):
+    """An OrderedDict made in the function is returned as an OrderedDict, in its order."""
+    d = collections.OrderedDict()
+    d["first"] = x
+    d["second"] = x + 1
+    d.move_to_end("first")
+    return d["first"] * d["second"], d
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call([T(3), T(3), T(3)])],
+    options=FULLGRAPH,
+    expect=one_graph("add"),
+)
+def defaultdict_grouping(ts):
+    groups = collections.defaultdict(list)
+    for i, t in enumerate(ts):
+        groups[i % 2].append(t)
+    return groups[0][0] + groups[0][1], len(groups[1])
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call([T(3), T(3), T(3), T(3)])],
+    options=FULLGRAPH,
+    expect=one_graph("add", "sub"),
+)
+def deque_sliding_window(ts):
+    window = collections.deque(maxlen=2)
+    for t in ts:
+        window.append(t)
+    window.appendleft(window.pop() + 1)
+    return window.popleft() - window[0], list(window)
+
+
+@case(tags=["stdlib", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def namedtuple_made_inside(x):
+    Point = collections.namedtuple("Point", ["x", "y"])
+    p = Point(x, 2)
+    return p.x * p.y
+
+
+# os.environ
+
+
+@case(tags=["stdlib", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def environ_get_with_default(x):
+    """The environment is read at trace time (this variable is never set)."""
+    return x * int(os.environ.get("CONFORMANCE_UNSET_SCALE", "2"))
+
+
+@case(tags=["stdlib", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("add"))
+def environ_membership(x):
+    if "CONFORMANCE_UNSET_FLAG" in os.environ:
+        return x
+    return x + 1

@@ -1,0 +1,111 @@
+"""Polyfills of `itertools`: generators, inlined by the tracer one `yield` at a time, so
+their items are made as the caller asks for them (as the C iterators make them). Plain
+`yield` in loops, not `yield from`: the tracer has no handler for SEND / YIELD_FROM."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+
+def chain(*iterables: Iterable) -> Iterator:
+    for iterable in iterables:
+        for item in iterable:  # noqa: UP028
+            yield item
+
+
+def chain_from_iterable(iterables: Iterable[Iterable]) -> Iterator:
+    for iterable in iterables:
+        for item in iterable:  # noqa: UP028
+            yield item
+
+
+def product(*iterables: Iterable, repeat: int = 1) -> Iterator[tuple]:
+    pools = [tuple(pool) for pool in iterables] * repeat
+    rows: list[tuple] = [()]
+    for pool in pools:
+        rows = [row + (item,) for row in rows for item in pool]
+    for row in rows:  # noqa: UP028
+        yield row
+
+
+def combinations(iterable: Iterable, r: int) -> Iterator[tuple]:
+    pool = tuple(iterable)
+    n = len(pool)
+    if r > n:
+        return
+    indices = list(range(r))
+    yield tuple(pool[i] for i in indices)
+    while True:
+        for i in reversed(range(r)):
+            if indices[i] != i + n - r:
+                break
+        else:
+            return
+        indices[i] += 1
+        for j in range(i + 1, r):
+            indices[j] = indices[j - 1] + 1
+        yield tuple(pool[i] for i in indices)
+
+
+def permutations(iterable: Iterable, r: int | None = None) -> Iterator[tuple]:
+    pool = tuple(iterable)
+    n = len(pool)
+    r = n if r is None else r
+    for indices in product(range(n), repeat=r):
+        if len(set(indices)) == r:
+            yield tuple(pool[i] for i in indices)
+
+
+def zip_longest(*iterables: Iterable, fillvalue: Any = None) -> Iterator[tuple]:
+    pools = [list(iterable) for iterable in iterables]
+    longest = max([len(pool) for pool in pools], default=0)
+    for i in range(longest):
+        yield tuple(pool[i] if i < len(pool) else fillvalue for pool in pools)
+
+
+def accumulate(
+    iterable: Iterable, func: Callable[[Any, Any], Any] | None = None, *, initial: Any = None
+) -> Iterator:
+    total = initial
+    started = initial is not None
+    if started:
+        yield total
+    for item in iterable:
+        if not started:
+            total = item
+            started = True
+        elif func is None:
+            total = total + item
+        else:
+            total = func(total, item)
+        yield total
+
+
+def islice(iterable: Iterable, *args: int | None) -> Iterator:
+    bounds = slice(*args)
+    start = bounds.start or 0
+    stop = bounds.stop
+    step = bounds.step or 1
+    wanted = start
+    for i, item in enumerate(iterable):
+        if stop is not None and i >= stop:
+            return
+        if i == wanted:
+            yield item
+            wanted += step
+
+
+def repeat(obj: Any, times: int | None = None) -> Iterator:
+    if times is None:
+        while True:
+            yield obj
+    for _ in range(times):
+        yield obj
+
+
+def count(start: Any = 0, step: Any = 1) -> Iterator:
+    value = start
+    while True:
+        yield value
+        value = value + step
