@@ -4,7 +4,8 @@ Like test262's skip files or WPT metadata, kept outside the cases. The file is a
 subset of TOML, read here without tomllib (CPython 3.10 has none): comments, one
 ``["<case id>"]`` table per case, one ``check = "why"`` line per known difference; a
 ``check_py310 = "why"`` line is a difference on that CPython only (e.g. a golden text that
-one CPython's tracer writes differently).
+one CPython's tracer writes differently), a ``check_torch214 = "why"`` line one on that
+torch only (e.g. a Dynamo bug fixed in the next release).
 """
 
 from __future__ import annotations
@@ -14,9 +15,12 @@ import re
 import sys
 from pathlib import Path
 
+import torch
+
 DIRECTORY = Path(__file__).parent / "expectations"
 TODO = "TODO: explain: "
 VERSION = f"py{sys.version_info.major}{sys.version_info.minor}"  # suffix of per-CPython keys
+TORCH = "torch" + "".join(torch.__version__.split(".")[:2])  # suffix of per-torch keys
 
 HEADER = """\
 # Known differences of {impl} from the conformance cases: one table per case, one line per
@@ -26,7 +30,7 @@ HEADER = """\
 """
 
 _TABLE = re.compile(r'^\["(?P<case>[^"]+)"\]$')
-_ENTRY = re.compile(r'^(?P<check>[a-z_]+(?:_py3\d+)?) = (?P<reason>".*")$')
+_ENTRY = re.compile(r'^(?P<check>[a-z_]+(?:_py3\d+|_torch\d+)?) = (?P<reason>".*")$')
 
 Expectations = dict[str, dict[str, str]]
 
@@ -71,8 +75,9 @@ def unexplained(known: Expectations) -> int:
 
 
 def reason_for(checks: dict[str, str], check: str) -> str | None:
-    """The reason `check` differs on this CPython: its `check_py3XX` entry, else `check`'s."""
-    return checks.get(f"{check}_{VERSION}", checks.get(check))
+    """The reason `check` differs here: its `check_torchXY` entry, else its `check_py3XX`
+    entry, else `check`'s."""
+    return checks.get(f"{check}_{TORCH}", checks.get(f"{check}_{VERSION}", checks.get(check)))
 
 
 def load(impl: str) -> Expectations:
@@ -98,6 +103,7 @@ def updated(
             if not differs:
                 entry.pop(check, None)
                 entry.pop(f"{check}_{VERSION}", None)
+                entry.pop(f"{check}_{TORCH}", None)
             elif reason_for(entry, check) is None:
                 entry[check] = TODO + " / ".join(detail.splitlines())[:200]
     return {case_id: checks for case_id, checks in new.items() if checks}

@@ -279,3 +279,12 @@ def test_listed_difference_that_passes_is_stale() -> None:
     assert suite.judge("g.case", CheckResult("eager", PASSED)).status == STALE
     assert suite.judge("g.case", CheckResult("eager", DIFFERS, "d")).status == KNOWN
     assert suite.judge("g.other", CheckResult("eager", DIFFERS)).status == DIFFERS
+
+
+def test_per_torch_entries_apply_on_that_torch_only() -> None:
+    known = expectations.parse('["g.case"]\neager_torch99 = "fixed later"\nops = "why"\n')
+    assert known == {"g.case": {"eager_torch99": "fixed later", "ops": "why"}}
+    assert expectations.reason_for(known["g.case"], "ops") == "why"
+    here = {f"eager_{expectations.TORCH}": "here", "eager": "elsewhere"}
+    assert expectations.reason_for(here, "eager") == "here"
+    assert expectations.reason_for(known["g.case"], "eager") is None  # not this torch
