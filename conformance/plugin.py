@@ -49,7 +49,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--update-expectations",
         action="store_true",
-        help="rewrite conformance/expectations/<impl>.toml from this run's differences",
+        help="rewrite the expectation file (see --expectations) from this run's differences",
     )
 
 
@@ -63,10 +63,10 @@ def expectation_file(config: pytest.Config) -> Path | None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    if config.getoption("update_expectations") and expectation_file(config) is None:
+    path = expectation_file(config)
+    if config.getoption("update_expectations") and path is None:
         raise pytest.UsageError("--update-expectations needs --expectations PATH for this --impl")
-    reporter = Reporter(config, expectation_file(config))
-    config.pluginmanager.register(reporter, "conformance-reporter")
+    config.pluginmanager.register(Reporter(config, path), "conformance-reporter")
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -86,5 +86,6 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 def suite(pytestconfig: pytest.Config) -> Suite:
     impl = pytestconfig.getoption("impl")
     wants_oracle = pytestconfig.getoption("parity") and impl != "torch_dynamo"
-    known = expectations.load_file(expectation_file(pytestconfig))
+    reporter = pytestconfig.pluginmanager.get_plugin("conformance-reporter")
+    known = expectations.load_file(reporter.expectation_file)
     return Suite(load(impl), load("torch_dynamo") if wants_oracle else None, known)

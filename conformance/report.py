@@ -24,6 +24,8 @@ from conformance.cases import load_all
 from conformance.checks import CHECKS, DIFFERS, KNOWN, NOT_AVAILABLE, PASSED, STALE
 from conformance.suite import PROPERTY
 
+PYTHON = ".".join(map(str, sys.version_info[:3]))
+
 
 class Reporter:
     """Gathers the case results (on the xdist controller) and reports them at the end."""
@@ -48,8 +50,7 @@ class Reporter:
         if hasattr(self.config, "workerinput"):
             return
         if results_path := self.config.getoption("results"):
-            version = ".".join(map(str, sys.version_info[:3]))
-            run = {"impl": self.impl, "python": version, "cases": self.results}
+            run = {"impl": self.impl, "python": PYTHON, "cases": self.results}
             Path(results_path).write_text(json.dumps(run, indent=1), encoding="utf-8")
         if not self.config.getoption("update_expectations"):
             return
@@ -70,8 +71,7 @@ class Reporter:
         if not self.results and not self.not_run:
             return
         write = terminalreporter.write_line
-        version = ".".join(map(str, sys.version_info[:3]))
-        terminalreporter.section(f"conformance: {self.impl} on CPython {version}")
+        terminalreporter.section(f"conformance: {self.impl} on CPython {PYTHON}")
         if self.not_run:
             write(f"{len(self.not_run)} cases could not run: {self.not_run[0]}")
         if self.results:

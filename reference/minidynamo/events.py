@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import types
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import torch
@@ -20,18 +20,23 @@ if TYPE_CHECKING:
     from minidynamo.guards import CheckFunction
 
 
-class Listener(Protocol):
-    def frame_started(self, code: types.CodeType) -> None: ...
+class Listener:
+    """What a listener is told; each event does nothing unless a subclass says otherwise."""
 
-    def graph_compiled(self, name: str, gm: torch.fx.GraphModule) -> None: ...
+    def frame_started(self, code: types.CodeType) -> None:
+        pass
 
-    def graph_break(self, error: Unsupported) -> None: ...
+    def graph_compiled(self, name: str, gm: torch.fx.GraphModule) -> None:
+        pass
 
-    def frame_compiled(
-        self, code: types.CodeType, check_fn: CheckFunction, seconds: float
-    ) -> None: ...
+    def graph_break(self, error: Unsupported) -> None:
+        pass
 
-    def frame_failed(self, code: types.CodeType, error: Exception) -> None: ...
+    def frame_compiled(self, code: types.CodeType, check_fn: CheckFunction, seconds: float) -> None:
+        pass
+
+    def frame_failed(self, code: types.CodeType, error: Exception) -> None:
+        pass
 
 
 _listeners: list[Listener] = []
@@ -70,7 +75,7 @@ def add_listener(listener: Listener) -> None:
 @contextlib.contextmanager
 def listening(listener: Listener) -> Iterator[Listener]:
     """Report the events of the block to `listener`."""
-    _listeners.append(listener)
+    add_listener(listener)
     try:
         yield listener
     finally:

@@ -74,7 +74,7 @@ class ExplainOutput:
         return "\n".join(lines) + "\n"
 
 
-class Recorder:
+class Recorder(events.Listener):
     """An events listener keeping what `ExplainOutput` reports."""
 
     def __init__(self) -> None:
@@ -82,9 +82,6 @@ class Recorder:
         self.break_reasons: list[BreakReason] = []
         self.guards: list[str] = []
         self.compile_times: list[tuple[str, float]] = []
-
-    def frame_started(self, code: types.CodeType) -> None:
-        pass
 
     def graph_compiled(self, name: str, gm: torch.fx.GraphModule) -> None:
         self.graphs.append(gm)
@@ -95,9 +92,6 @@ class Recorder:
     def frame_compiled(self, code: types.CodeType, check_fn: CheckFunction, seconds: float) -> None:
         self.compile_times.append((code.co_name, seconds))
         self.guards += [guard.text for guard in check_fn.guards]
-
-    def frame_failed(self, code: types.CodeType, error: Exception) -> None:
-        pass
 
     def output(self) -> ExplainOutput:
         ops = [[n.target for n in gm.graph.nodes if n.op == "call_function"] for gm in self.graphs]

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from minidynamo.guards import CheckFunction
 
 
-class TraceWriter:
+class TraceWriter(events.Listener):
     """Writes one run's structured trace to ``DIR/minidynamo_trace_<pid>.log``."""
 
     def __init__(self, directory: str | os.PathLike) -> None:
@@ -98,13 +98,20 @@ class TraceWriter:
     def frame_compiled(self, code: types.CodeType, check_fn: CheckFunction, seconds: float) -> None:
         guards = [{"code": guard.text} for guard in check_fn.guards]
         self.record({"dynamo_guards": {}}, json.dumps(guards))
-        self.metrics(code, seconds=seconds, guard_count=len(guards))
+        self.metrics(
+            code,
+            has_guarded_code=True,
+            entire_frame_compile_time_s=seconds,
+            guard_count=len(guards),
+        )
 
     def frame_failed(self, code: types.CodeType, error: Exception) -> None:
         if not self.current:  # failed before translation started
             return
         reason = error.describe() if isinstance(error, Unsupported) else repr(error)
-        self.metrics(code, fail_type=type(error).__name__, fail_reason=reason)
+        self.metrics(
+            code, has_guarded_code=False, fail_type=type(error).__name__, fail_reason=reason
+        )
 
     def metrics(self, code: types.CodeType, **values: Any) -> None:
         frame_id, compile_id = self.current["frame_id"], self.current["frame_compile_id"]
@@ -115,8 +122,6 @@ class TraceWriter:
             "co_firstlineno": code.co_firstlineno,
             "cache_size": compile_id,
             "restart_reasons": self.restart_reasons,
-            "has_guarded_code": "guard_count" in values,
-            "entire_frame_compile_time_s": values.pop("seconds", None),
             **values,
         }
         self.record({"compilation_metrics": metrics})
