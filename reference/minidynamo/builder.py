@@ -216,8 +216,10 @@ class VariableBuilder:
             reason = "call of a function wrapped by minidynamo.disable"
             return SkipFunctionVariable(value, reason, gb.DISABLED_FUNCTION)
         if trace_rules.is_torch_function(value):
+            self.guard_identity(value)
             return TorchInGraphFunctionVariable(value, source=self.source)
         if trace_rules.is_library_file(value.__code__.co_filename):
+            self.guard_identity(value)
             return SkipFunctionVariable(value, f"call of library function {value.__qualname__}")
         if self.guards is not None:
             # The code, not the function object: a closure made anew per call still hits
@@ -225,7 +227,14 @@ class VariableBuilder:
             self.guards.add_id_match(AttrSource(self.source, "__code__"), value.__code__)
         return UserFunctionVariable(value, source=self.source)
 
+    def guard_identity(self, value: object) -> None:
+        """A function or class the trace specializes on (`torch.sin`, `abs`, `int`): a
+        local, closure cell or global may hold another one on the next call."""
+        if self.guards is not None:
+            self.guards.add_id_match(self.source, value)
+
     def wrap_builtin(self, value: types.BuiltinFunctionType) -> VariableTracker:
+        self.guard_identity(value)
         if trace_rules.is_torch_function(value):
             return TorchInGraphFunctionVariable(value, source=self.source)
         return BuiltinVariable(value, source=self.source)
@@ -238,12 +247,11 @@ class VariableBuilder:
         return UserMethodVariable(fn, obj)
 
     def wrap_type(self, value: type) -> VariableTracker:
+        self.guard_identity(value)
         if value is torch.Size:
             return TorchInGraphFunctionVariable(value, source=self.source)
         if value in GRAD_MODE_CLASSES:
             return GradModeClassVariable(value, source=self.source)
-        if self.guards is not None and value not in _BUILTIN_CALLABLES:
-            self.guards.add_id_match(self.source, value)
         return wrap_class(value, self.source)
 
     def wrap_object(self, value: object) -> VariableTracker:
