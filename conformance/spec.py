@@ -37,6 +37,7 @@ TAGS = frozenset(
         "seed",
         "side-effects",
         "tensor-methods",
+        "tensor-objects",
         "unpacking",
     }
 )

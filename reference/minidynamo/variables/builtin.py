@@ -107,7 +107,9 @@ def compare_identity(a: VariableTracker, b: VariableTracker) -> bool:
     if a.source is not None and b.source is not None and a.source.name == b.source.name:
         return True
     if is_tensor(a) and is_tensor(b):
-        return a.proxy.node is b.proxy.node  # type: ignore[attr-defined]
+        # One tensor object has one FakeTensor: an in-place op (`y = x.add_(1)`) returns
+        # its input's, a view or a copy gets a new one.
+        return a.example_value is b.example_value  # type: ignore[attr-defined]
     if is_tensor(a) or is_tensor(b):
         return False
     if a.is_python_constant() and b.is_python_constant():
