@@ -24,6 +24,7 @@ TAGS = frozenset(
         "closures",
         "containers",
         "control-flow",
+        "descriptors",
         "dynamic-shapes",
         "exceptions",
         "fullgraph",

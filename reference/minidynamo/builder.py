@@ -145,7 +145,9 @@ class VariableBuilder:
             output.create_graph_input(symbol.name, symbol.hint, symbol.value, symbol.source)
         output.guards.add_tensor_match(self.source, value, fake)
         proxy = output.create_graph_input(placeholder_name(self.source), value, fake, self.source)
-        vt = TensorVariable(proxy, fake, class_type=type(value), source=self.source)
+        vt = TensorVariable(
+            proxy, fake, class_type=type(value), source=self.source, instance_dict=value.__dict__
+        )
         output.input_by_id[id(value)] = vt
         return vt
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import inspect
 import math
 import operator
 from collections.abc import Callable, Iterator
@@ -20,6 +21,7 @@ from minidynamo import graph_break_registry as gb
 from minidynamo.exc import unimplemented
 from minidynamo.variables.base import NotConstant, VariableTracker
 from minidynamo.variables.constant import ConstantVariable, fold
+from minidynamo.variables.descriptors import MethodDescriptorVariable, is_method_descriptor
 from minidynamo.variables.dicts import ConstDictVariable, SetVariable, constant_key
 from minidynamo.variables.lists import (
     BaseListVariable,
@@ -176,7 +178,11 @@ def call_container_operator(
     tx: InstructionTranslatorBase, fn: Callable, args: list[VariableTracker]
 ) -> VariableTracker:
     """An operator on lists, tuples and dicts: a method call on the container."""
+    from minidynamo.variables.user_defined import UserDefinedObjectVariable
+
     left, *rest = args
+    if fn in (operator.eq, operator.ne) and isinstance(left, UserDefinedObjectVariable):
+        return left.compare_equal(tx, fn, rest[0])
     if fn is operator.mul and isinstance(rest[0], BaseListVariable):
         return rest[0].call_method(tx, "__mul__", [left], {})
     if fn in INPLACE_TO_PLAIN and not isinstance(left, ListVariable):
@@ -210,6 +216,13 @@ class BuiltinVariable(VariableTracker):
             self.source.reconstruct(codegen)
         else:
             codegen.load_builtin(self.fn)
+
+    def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
+        """``list.append``, ``dict.__getitem__``: a builtin class's C method, unbound."""
+        attr = inspect.getattr_static(self.fn, name, None)
+        if isinstance(self.fn, type) and is_method_descriptor(attr):
+            return MethodDescriptorVariable(self.fn, name)
+        return super().var_getattr(tx, name)
 
     def call_function(
         self,
@@ -267,7 +280,7 @@ def _call_type(tx: InstructionTranslatorBase, obj: VariableTracker) -> VariableT
 def _has_attr(tx: InstructionTranslatorBase, obj: VariableTracker, name: str) -> bool:
     from minidynamo.variables.user_defined import UserDefinedObjectVariable
 
-    if isinstance(obj, UserDefinedObjectVariable):
+    if isinstance(obj, (UserDefinedObjectVariable, TensorVariable)):
         return obj.has_attr(tx, name)
     if obj.is_python_constant():
         return hasattr(obj.as_python_constant(), name)
@@ -315,6 +328,11 @@ def _call_partial(
     from minidynamo.variables.functions import FunctoolsPartialVariable
 
     return FunctoolsPartialVariable(fn, list(args), kwargs)
+
+
+def _call_callable(tx: InstructionTranslatorBase, obj: VariableTracker) -> VariableTracker:
+    """``callable(obj)``: whether its type has ``__call__`` (as CPython decides)."""
+    return ConstantVariable(any("__call__" in vars(cls) for cls in obj.python_type().__mro__))
 
 
 def _call_bool(
@@ -514,6 +532,7 @@ BUILTIN_HANDLERS: dict[Callable, Callable[..., VariableTracker]] = {
     setattr: _call_setattr,
     functools.partial: _call_partial,
     bool: _call_bool,
+    callable: _call_callable,
     list: _call_list,
     tuple: _call_tuple,
     set: _call_set,
