@@ -24,6 +24,7 @@ TAGS = frozenset(
         "closures",
         "containers",
         "control-flow",
+        "descriptors",
         "dynamic-shapes",
         "exceptions",
         "fullgraph",
@@ -38,6 +39,7 @@ TAGS = frozenset(
         "side-effects",
         "stdlib",
         "tensor-methods",
+        "tensor-objects",
         "torch-api",
         "unpacking",
     }

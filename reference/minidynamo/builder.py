@@ -149,7 +149,9 @@ class VariableBuilder:
             output.create_graph_input(symbol.name, symbol.hint, symbol.value, symbol.source)
         output.guards.add_tensor_match(self.source, value, fake)
         proxy = output.create_graph_input(placeholder_name(self.source), value, fake, self.source)
-        vt = TensorVariable(proxy, fake, class_type=type(value), source=self.source)
+        vt = TensorVariable(
+            proxy, fake, class_type=type(value), source=self.source, instance_dict=value.__dict__
+        )
         output.input_by_id[id(value)] = vt
         return vt
 
@@ -225,6 +227,8 @@ class VariableBuilder:
             reason = "call of a function wrapped by minidynamo.disable"
             return SkipFunctionVariable(value, reason, gb.DISABLED_FUNCTION)
         rule = trace_rules.lookup(value)
+        if rule is not Rule.INLINE:
+            self.guard_identity(value)
         if rule is Rule.SKIP:
             return SkipFunctionVariable(value, f"call of library function {value.__qualname__}")
         if rule is not Rule.INLINE:
@@ -235,7 +239,14 @@ class VariableBuilder:
             self.guards.add_id_match(AttrSource(self.source, "__code__"), value.__code__)
         return UserFunctionVariable(value, source=self.source)
 
+    def guard_identity(self, value: object) -> None:
+        """A function or class the trace specializes on (`torch.sin`, `abs`, `int`): a
+        local, closure cell or global may hold another one on the next call."""
+        if self.guards is not None:
+            self.guards.add_id_match(self.source, value)
+
     def wrap_builtin(self, value: types.BuiltinFunctionType) -> VariableTracker:
+        self.guard_identity(value)
         rule = trace_rules.lookup(value)
         if rule in (Rule.IN_GRAPH, Rule.CONSTANT_FOLD, Rule.POLYFILL):
             return self.wrap_by_rule(value, rule)
@@ -257,6 +268,7 @@ class VariableBuilder:
         return UserMethodVariable(fn, obj)
 
     def wrap_type(self, value: type) -> VariableTracker:
+        self.guard_identity(value)
         if value is torch.Size:
             return TorchInGraphFunctionVariable(value, source=self.source)
         if value in GRAD_MODE_CLASSES:
@@ -264,8 +276,6 @@ class VariableBuilder:
         rule = trace_rules.lookup(value)
         if rule in (Rule.CONSTANT_FOLD, Rule.POLYFILL):
             return self.wrap_by_rule(value, rule)
-        if self.guards is not None and value not in _BUILTIN_CALLABLES:
-            self.guards.add_id_match(self.source, value)
         return wrap_class(value, self.source)
 
     def wrap_partial(self, value: functools.partial) -> VariableTracker:

@@ -135,8 +135,10 @@ class GuardSet:
         if _is_nan(value):
             self._add(source, f"math.isnan({source.name})", f"{source.name} != {source.name}")
         else:
+            # A set is compared with a copy: the set itself may grow before the next call.
+            expected = frozenset(value) if isinstance(value, set) else value
             self._add(
-                source, f"{source.name} == {value!r}", f"{source.name} == {self._bind(value)}"
+                source, f"{source.name} == {value!r}", f"{source.name} == {self._bind(expected)}"
             )
 
     def add_id_match(self, source: Source, value: object) -> None:

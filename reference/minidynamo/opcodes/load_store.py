@@ -13,6 +13,7 @@ from minidynamo.exc import unimplemented
 from minidynamo.opcodes import handler
 from minidynamo.variables.constant import ConstantVariable
 from minidynamo.variables.misc import NullVariable
+from minidynamo.variables.tensor import TensorVariable
 from minidynamo.variables.user_defined import UserDefinedObjectVariable
 
 if TYPE_CHECKING:
@@ -155,7 +156,7 @@ def LOAD_ATTR_null_above(tx: InstructionTranslatorBase, inst: Instruction) -> No
 @handler("STORE_ATTR")
 def STORE_ATTR(tx: InstructionTranslatorBase, inst: Instruction) -> None:
     obj, value = tx.pop(), tx.pop()
-    if not isinstance(obj, UserDefinedObjectVariable):
+    if not isinstance(obj, (UserDefinedObjectVariable, TensorVariable)):
         unimplemented(f"attribute assignment .{inst.argval} on {obj!r}")
     obj.store_attr(tx, inst.argval, value)
 

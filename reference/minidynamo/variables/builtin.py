@@ -11,6 +11,7 @@ from __future__ import annotations
 import builtins
 import collections
 import functools
+import inspect
 import math
 import operator
 from collections.abc import Callable, Iterator
@@ -23,6 +24,7 @@ from minidynamo.exc import unimplemented
 from minidynamo.source import AttrSource
 from minidynamo.variables.base import NotConstant, VariableTracker
 from minidynamo.variables.constant import ConstantVariable, fold
+from minidynamo.variables.descriptors import MethodDescriptorVariable, is_method_descriptor
 from minidynamo.variables.dicts import ConstDictVariable, SetVariable, constant_key
 from minidynamo.variables.lists import (
     BaseListVariable,
@@ -110,7 +112,9 @@ def compare_identity(a: VariableTracker, b: VariableTracker) -> bool:
     if a.source is not None and b.source is not None and a.source.name == b.source.name:
         return True
     if is_tensor(a) and is_tensor(b):
-        return a.proxy.node is b.proxy.node  # type: ignore[attr-defined]
+        # One tensor object has one FakeTensor: an in-place op (`y = x.add_(1)`) returns
+        # its input's, a view or a copy gets a new one.
+        return a.example_value is b.example_value  # type: ignore[attr-defined]
     if is_tensor(a) or is_tensor(b):
         return False
     if a.is_python_constant() and b.is_python_constant():
@@ -177,7 +181,11 @@ def call_container_operator(
     tx: InstructionTranslatorBase, fn: Callable, args: list[VariableTracker]
 ) -> VariableTracker:
     """An operator on lists, tuples and dicts: a method call on the container."""
+    from minidynamo.variables.user_defined import UserDefinedObjectVariable
+
     left, *rest = args
+    if fn in (operator.eq, operator.ne) and isinstance(left, UserDefinedObjectVariable):
+        return left.compare_equal(tx, fn, rest[0])
     if fn is operator.mul and isinstance(rest[0], BaseListVariable):
         return rest[0].call_method(tx, "__mul__", [left], {})
     if fn in INPLACE_TO_PLAIN and not isinstance(left, ListVariable):
@@ -213,16 +221,19 @@ class BuiltinVariable(VariableTracker):
             codegen.load_builtin(self.fn)
 
     def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
-        """A polyfilled attribute of a builtin class: ``dict.fromkeys``, ``set.union``."""
+        """A builtin class's attribute: polyfilled (``dict.fromkeys``, ``set.union``) or
+        a C method, unbound (``list.append``, ``dict.__getitem__``)."""
         from minidynamo.variables.functions import PolyfilledFunctionVariable
 
-        polyfill = None
-        if isinstance(self.fn, type):
-            polyfill = trace_rules.method_polyfill(self.fn, name)
-        if polyfill is None:
+        if not isinstance(self.fn, type):
             return super().var_getattr(tx, name)
-        source = None if self.source is None else AttrSource(self.source, name)
-        return PolyfilledFunctionVariable(getattr(self.fn, name), polyfill, source=source)
+        polyfill = trace_rules.method_polyfill(self.fn, name)
+        if polyfill is not None:
+            source = None if self.source is None else AttrSource(self.source, name)
+            return PolyfilledFunctionVariable(getattr(self.fn, name), polyfill, source=source)
+        if is_method_descriptor(inspect.getattr_static(self.fn, name, None)):
+            return MethodDescriptorVariable(self.fn, name)
+        return super().var_getattr(tx, name)
 
     def call_function(
         self,
@@ -304,7 +315,7 @@ def _has_attr(tx: InstructionTranslatorBase, obj: VariableTracker, name: str) ->
     from minidynamo.variables.functions import FunctoolsPartialVariable
     from minidynamo.variables.user_defined import UserDefinedObjectVariable
 
-    if isinstance(obj, UserDefinedObjectVariable):
+    if isinstance(obj, (UserDefinedObjectVariable, TensorVariable)):
         return obj.has_attr(tx, name)
     if isinstance(obj, FunctoolsPartialVariable):
         return obj.has_attr(name)
@@ -357,6 +368,11 @@ def _call_partial(
     from minidynamo.variables.functions import FunctoolsPartialVariable
 
     return FunctoolsPartialVariable(fn, list(args), kwargs)
+
+
+def _call_callable(tx: InstructionTranslatorBase, obj: VariableTracker) -> VariableTracker:
+    """``callable(obj)``: whether its type has ``__call__`` (as CPython decides)."""
+    return ConstantVariable(any("__call__" in vars(cls) for cls in obj.python_type().__mro__))
 
 
 def _call_bool(
@@ -612,6 +628,7 @@ BUILTIN_HANDLERS: dict[Callable, Callable[..., VariableTracker]] = {
     setattr: _call_setattr,
     functools.partial: _call_partial,
     bool: _call_bool,
+    callable: _call_callable,
     list: _call_list,
     tuple: _call_tuple,
     set: _call_set,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import types
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import torch
 from minidynamo.exc import unimplemented
 from minidynamo.variables.base import VariableTracker
@@ -78,6 +79,10 @@ class ConstantVariable(VariableTracker):
         return self.value
 
     def as_proxy(self) -> Any:
+        # The graph's code prints a constant by its repr; a numpy scalar's (`np.float64(2.5)`)
+        # names a module that code does not import, so the graph gets its Python number.
+        if isinstance(self.value, np.generic):
+            return self.value.item()
         return self.value
 
     def reconstruct(self, codegen: PyCodegen) -> None:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 from minidynamo import graph_break_registry as gb
 from minidynamo.exc import unimplemented
+from minidynamo.source import AttrSource
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable
 from minidynamo.variables.symnode import guards_added_here, is_symbolic
@@ -90,11 +91,14 @@ class TensorVariable(VariableTracker):
         *,
         class_type: type = torch.Tensor,
         source: Source | None = None,
+        instance_dict: dict | None = None,
     ) -> None:
         super().__init__(source=source)
         self.proxy = proxy
         self.example_value = example_value
         self.class_type = class_type
+        # An input's own attributes (``x.flag = True`` before the call), read when asked.
+        self.instance_dict = instance_dict or {}
         # Placeholders keep their source-derived name; other nodes take the name of
         # the first local they are stored to (seed: `z = sub ** 2`).
         self.name_is_set = proxy.node.op == "placeholder"
@@ -132,12 +136,49 @@ class TensorVariable(VariableTracker):
             return SizeVariable.of(self.example_value.shape)
         if name in STATIC_ATTRIBUTES:
             return ConstantVariable.create(getattr(self.example_value, name))
+        if not hasattr(torch.Tensor, name):
+            return self.instance_attribute(tx, name)
         attr = getattr(torch.Tensor, name, None)
         if callable(attr):
             return GetAttrVariable(self, name)
         if isinstance(attr, property) or type(attr).__name__ == "getset_descriptor":
             return tx.output.call(tx, "call_function", getattr, [self, ConstantVariable(name)])
         unimplemented(f"tensor attribute {name!r}")
+
+    # The tensor as a Python object: attributes of its own, set before or during the call.
+
+    def instance_attribute(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
+        from minidynamo.builder import VariableBuilder
+        from minidynamo.side_effects import DELETED
+
+        stored = tx.output.side_effects.load_attr(self, name)
+        if stored is not None and stored is not DELETED:
+            return stored
+        if stored is None and self.source is not None and name in self.instance_dict:
+            return VariableBuilder(tx, AttrSource(self.source, name))(self.instance_dict[name])
+        unimplemented(f"tensor attribute {name!r}")
+
+    def has_attr(self, tx: InstructionTranslatorBase, name: str) -> bool:
+        """``hasattr(t, name)``: torch's attributes, those the trace set, and an input's
+        own (guarded: ``hasattr(L['x'], 'flag')``); a tensor the graph made has none."""
+        from minidynamo.side_effects import DELETED
+
+        if hasattr(torch.Tensor, name):
+            return True
+        stored = tx.output.side_effects.load_attr(self, name)
+        if stored is not None:
+            return stored is not DELETED
+        if self.source is None:
+            return False
+        present = name in self.instance_dict
+        tx.output.guards.add_hasattr(self.source, name, present)
+        return present
+
+    def store_attr(self, tx: InstructionTranslatorBase, name: str, value: VariableTracker) -> None:
+        """``t.name = value`` of a new attribute on an input: replayed after the graph."""
+        if hasattr(torch.Tensor, name):
+            unimplemented(f"assignment to the tensor attribute {name!r}")
+        tx.output.side_effects.store_attr(self, name, value)
 
     def call_method(
         self,
@@ -151,6 +192,8 @@ class TensorVariable(VariableTracker):
         if name in DATA_DEPENDENT_METHODS:
             gb_id = _DATA_DEPENDENT_IDS.get(name, gb.DATA_DEPENDENT_METHOD)
             unimplemented(f"data-dependent tensor method Tensor.{name}()", gb_id)
+        if name == "type" and not args and not kwargs:  # "torch.FloatTensor"
+            return ConstantVariable(self.example_value.type())
         if name in STATIC_METHODS:
             values = [arg.as_python_constant() for arg in args]
             kwvalues = {k: v.as_python_constant() for k, v in kwargs.items()}

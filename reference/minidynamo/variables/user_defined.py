@@ -11,6 +11,7 @@ creates a new object (``object.__new__(cls)``, as Dynamo's `object_new`) and inl
 from __future__ import annotations
 
 import inspect
+import operator
 import types
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +23,7 @@ from minidynamo.source import AttrSource
 from minidynamo.trace_rules import is_namedtuple
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable
+from minidynamo.variables.descriptors import MethodDescriptorVariable, is_method_descriptor
 from minidynamo.variables.lists import NamedTupleVariable
 
 if TYPE_CHECKING:
@@ -84,6 +86,8 @@ def wrap_class_attribute(
         if attr.fget is None:
             unimplemented("read of a property without getter")
         return UserFunctionVariable(attr.fget).call_function(tx, [owner], {})
+    if is_method_descriptor(attr) and isinstance(owner, UserDefinedClassVariable):
+        return MethodDescriptorVariable(owner.value, attr.__name__)  # type: ignore[attr-defined]
     if hasattr(type(attr), "__get__"):
         unimplemented(f"descriptor of type {type(attr).__name__}")
     return VariableBuilder(tx, source)(attr)
@@ -278,9 +282,20 @@ class UserDefinedObjectVariable(VariableTracker):
         if inspect.getattr_static(cls, "__setattr__") is not object.__setattr__:
             unimplemented(f"attribute assignment on {cls.__qualname__} (custom __setattr__)")
         attr = inspect.getattr_static(cls, name, None)
+        if isinstance(attr, property) and isinstance(attr.fset, types.FunctionType):
+            self.call_property_setter(tx, attr.fset, value)
+            return
         if hasattr(type(attr), "__set__") and not isinstance(attr, types.MemberDescriptorType):
             unimplemented(f"assignment to the descriptor {cls.__qualname__}.{name}")
         tx.output.side_effects.store_attr(self, name, value)
+
+    def call_property_setter(
+        self, tx: InstructionTranslatorBase, fset: types.FunctionType, value: VariableTracker
+    ) -> None:
+        """``obj.prop = value`` through a Python property setter: the setter is inlined."""
+        from minidynamo.variables.functions import UserFunctionVariable
+
+        UserFunctionVariable(fset).call_function(tx, [self, value], {})
 
     def delete_attr(self, tx: InstructionTranslatorBase, name: str) -> None:
         """``del obj.name`` of an instance attribute, read first (and so guarded): the
@@ -294,6 +309,26 @@ class UserDefinedObjectVariable(VariableTracker):
         elif stored is None or stored is DELETED:
             unimplemented(f"del of {cls.__qualname__}.{name} raises AttributeError")
         tx.output.side_effects.delete_attr(self, name)
+
+    def compare_equal(
+        self, tx: InstructionTranslatorBase, fn: Any, other: VariableTracker
+    ) -> VariableTracker:
+        """``obj == other`` / ``!=`` through the class's own Python ``__eq__`` (``__ne__``
+        defaults to its negation); identity where the class keeps object's."""
+        from minidynamo.variables.builtin import call_operator, compare_identity
+
+        name = "__ne__" if fn is operator.ne else "__eq__"
+        own = inspect.getattr_static(type(self.value), name)
+        if fn is operator.ne and not isinstance(own, types.FunctionType):
+            return call_operator(tx, operator.not_, [self.compare_equal(tx, operator.eq, other)])
+        if isinstance(own, types.FunctionType):
+            result = self.call_method(tx, name, [other], {})
+            if result.is_python_constant() and result.as_python_constant() is NotImplemented:
+                unimplemented(f"{type(self.value).__qualname__}.{name} returned NotImplemented")
+            return result
+        if own is not object.__eq__ or not other.is_new_object() and other.source is None:
+            unimplemented(f"{name} of {self!r} and {other!r}")
+        return ConstantVariable(compare_identity(self, other))
 
     def call_method(
         self,

@@ -1,0 +1,196 @@
+"""Descriptors and attribute protocols: unbound methods, slot wrappers, properties,
+classmethods, callable instances and functions as values.
+
+`list.append(l, x)` is `l.append(x)`; `object.__setattr__(self, k, v)` sets an instance
+attribute; a property runs its getter; an instance with `__call__` is called through it.
+"""
+
+import operator
+
+import torch
+
+from conformance.spec import Break, Call, Expect, T, case, one_graph
+
+
+class Point:
+    def __init__(self, x, y):
+        object.__setattr__(self, "x", x)
+        object.__setattr__(self, "y", y)
+
+    def __eq__(self, other):
+        return isinstance(other, Point) and self.x == other.x and self.y == other.y
+
+    @property
+    def norm1(self):
+        return abs(self.x) + abs(self.y)
+
+    @classmethod
+    def origin(cls):
+        return cls(0, 0)
+
+    @staticmethod
+    def scale_of(p):
+        return p.x * p.y
+
+
+class Scaler:
+    def __init__(self, k):
+        self.k = k
+
+    def __call__(self, t):
+        return t * self.k
+
+
+class Temperature:
+    def __init__(self):
+        self._celsius = 20.0
+
+    @property
+    def celsius(self):
+        return self._celsius
+
+    @celsius.setter
+    def celsius(self, value):
+        self._celsius = value
+
+
+@case(
+    tags=["descriptors", "containers", "graph-breaks"],
+    calls=[Call(T(3))],
+    expect=Expect(
+        frames=2,
+        graphs=2,
+        breaks=[
+            Break("GB0156", "list.append(out, x + 1)"),
+            Break("GB0156", "list.append(out, x * 2)"),
+        ],
+    ),
+)
+def list_append_unbound(x):
+    """Dynamo 2.14 does not trace `list.append` called on a list (GB0156, unsupported
+    method call): each call breaks the graph."""
+    out = []
+    list.append(out, x + 1)
+    list.append(out, x * 2)
+    return out
+
+
+@case(tags=["descriptors", "containers"], calls=[Call(T(3), {"a": 2, "b": 3})])
+def dict_getitem_unbound(x, d):
+    """`dict.__getitem__(d, k)`, a slot wrapper called directly, is `d[k]`."""
+    return x * dict.__getitem__(d, "b")
+
+
+@case(tags=["descriptors", "containers"], calls=[Call(T(3))], expect=one_graph("mul"))
+def dict_get_unbound_with_default(x):
+    d = {"a": 1}
+    return x * dict.get(d, "b", 4)
+
+
+@case(tags=["descriptors"], calls=[Call(T(3))], expect=one_graph("add", "add"))
+def object_setattr_in_init(x):
+    p = Point(1, 2)
+    return x + p.x + p.y
+
+
+@case(tags=["descriptors"], calls=[Call(T(3))], expect=one_graph("mul"))
+def object_setattr_on_local_object(x):
+    s = Scaler(1)
+    object.__setattr__(s, "k", 5)
+    return s(x)
+
+
+@case(tags=["descriptors"], calls=[Call(T(3))], expect=one_graph("mul"))
+def property_getter(x):
+    return x * Point(3, -4).norm1
+
+
+@case(tags=["descriptors", "side-effects"], calls=[Call(T(3))], expect=one_graph("add"))
+def property_setter(x):
+    t = Temperature()
+    t.celsius = 30.0
+    return x + t.celsius
+
+
+@case(tags=["descriptors"], calls=[Call(T(3))], expect=one_graph("add"))
+def classmethod_constructor(x):
+    p = Point.origin()
+    return x + p.x
+
+
+@case(tags=["descriptors"], calls=[Call(T(3))], expect=one_graph("mul"))
+def classmethod_through_instance(x):
+    p = Point(2, 3).origin()
+    return x * (p.y + 1)
+
+
+@case(tags=["descriptors"], calls=[Call(T(3))], expect=one_graph("mul"))
+def staticmethod_call(x):
+    return x * Point.scale_of(Point(2, 3))
+
+
+@case(tags=["descriptors"], calls=[Call(T(3))], expect=one_graph("mul"))
+def operator_eq_user_eq(x):
+    if operator.eq(Point(1, 2), Point(1, 2)):
+        return x * 2
+    return x
+
+
+@case(tags=["descriptors"], calls=[Call(T(3))], expect=one_graph("add"))
+def eq_operator_user_eq(x):
+    if Point(1, 2) == Point(1, 3):
+        return x - 1
+    return x + 1
+
+
+@case(tags=["descriptors"], calls=[Call(T(3))], expect=one_graph("mul"))
+def callable_instance(x):
+    return Scaler(3)(x)
+
+
+@case(tags=["descriptors"], calls=[Call(T(3))], expect=one_graph("mul", "mul"))
+def callable_instances_in_list(x):
+    for f in [Scaler(2), Scaler(3)]:
+        x = f(x)
+    return x
+
+
+@case(tags=["descriptors"], calls=[Call(T(3))], expect=one_graph("add", "torch.relu"))
+def lambdas_as_dict_values(x):
+    ops = {"inc": lambda t: t + 1, "act": torch.relu}
+    for name in ("inc", "act"):
+        x = ops[name](x)
+    return x
+
+
+@case(tags=["descriptors"], calls=[Call(T(3))], expect=one_graph("mul"))
+def callable_builtin_on_objects(x):
+    if callable(Scaler(2)) and not callable(Point(1, 2)):
+        return x * 2
+    return x
+
+
+@case(tags=["descriptors"], calls=[Call(T(3))], expect=one_graph("add"))
+def type_name_getset(x):
+    """`__name__` of a class and of a function: getset descriptors of type and function."""
+    if Point.__name__ == "Point" and callable_instance.__name__ == "callable_instance":
+        return x + 1
+    return x
+
+
+@case(tags=["descriptors"], calls=[Call(T(3))], expect=one_graph("mul"))
+def getattr_unbound_method_call(x):
+    s = Scaler(4)
+    return Scaler.__call__(s, x)
+
+
+@case(tags=["descriptors"], calls=[Call(T(3))], expect=one_graph(".mul"))
+def tensor_method_unbound(x):
+    return torch.Tensor.mul(x, 3)
+
+
+@case(tags=["descriptors", "exceptions"], calls=[Call(T(3))], expect=Expect(outcome="raises"))
+def unbound_method_on_wrong_type(x):
+    """`list.append` called on a tuple raises TypeError, compiled as in eager."""
+    list.append((1, 2), x)
+    return x

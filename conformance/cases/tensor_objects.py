@@ -1,0 +1,186 @@
+"""Tensors as Python objects: identity, attributes, hashing, and scalar constants.
+
+A tensor is also a plain Python object: `x.add_(1)` returns `x` itself, tensors in sets
+and `in` tests compare by identity, and numbers next to tensors may be numpy scalars.
+"""
+
+import numpy as np
+import torch
+
+from conformance.spec import Break, Call, Expect, T, case, one_graph
+
+
+@case(tags=["tensor-objects", "fullgraph"], calls=[Call(T(3))], options={"fullgraph": True})
+def inplace_method_returns_its_input(x):
+    """`x.add_(1)` returns `x` itself (it was once a new object under compilation)."""
+    y = x.add_(1)
+    return x is y, y
+
+
+@case(tags=["tensor-objects"], calls=[Call(T(3))], expect=one_graph(".clone", ".mul_", "add"))
+def inplace_on_clone_returns_the_clone(x):
+    z = x.clone()
+    y = z.mul_(2)
+    return y is z, y + 1
+
+
+@case(
+    tags=["tensor-objects", "graph-breaks"],
+    calls=[Call(T(3))],
+    expect=Expect(frames=1, graphs=1, breaks=[Break("GB0059", 'print("between")')]),
+)
+def inplace_identity_across_graph_break(x):
+    z = x.clone()
+    y = z.add_(1)
+    print("between")
+    return y is z, x is y
+
+
+@case(tags=["tensor-objects"], calls=[Call(T(3))], expect=one_graph(".view", ".sub_"))
+def view_is_not_its_base(x):
+    """A view is a new tensor object; an in-place method on it returns the view."""
+    v = x.view(3)
+    w = v.sub_(1)
+    return v is x, w is v
+
+
+SCALE = np.float64(2.5)
+
+
+@case(tags=["tensor-objects", "globals"], calls=[Call(T(3))], expect=one_graph("mul"))
+def numpy_scalar_constant_in_expression(x):
+    """A numpy scalar next to a tensor (it once left `np.float64(2.5)` in the graph's
+    code: NameError in the user's call)."""
+    return x * SCALE
+
+
+@case(tags=["tensor-objects", "builtins"], calls=[Call(T(3))], expect=one_graph("add"))
+def hasattr_on_input_tensor(x):
+    if hasattr(x, "flag"):
+        return x - 1
+    return x + 1
+
+
+@case(tags=["tensor-objects", "builtins"], calls=[Call(T(3))], expect=one_graph("mul"))
+def getattr_with_default_on_tensor(x):
+    scale = getattr(x, "scale", 2)
+    return x * scale
+
+
+@case(tags=["tensor-objects", "builtins"], calls=[Call(T(2, 3))], expect=one_graph("add", "add"))
+def getattr_of_tensor_property(x):
+    name = "ndim"
+    return x + getattr(x, "sha" + "pe")[1] + getattr(x, name)
+
+
+@case(tags=["tensor-objects", "side-effects"], calls=[Call(T(3))], expect=one_graph("add"))
+def attribute_set_on_new_tensor(x):
+    y = x + 1
+    y.flag = True
+    if y.flag:
+        return y
+    return x
+
+
+@case(tags=["tensor-objects", "side-effects"], calls=[Call(T(3))])
+def attribute_set_on_input_tensor(x):
+    """The attribute set on the input is visible to the caller after the call."""
+    x.tag = "seen"
+    return x * 2, hasattr(x, "tag")
+
+
+@case(tags=["tensor-objects", "side-effects"], calls=[Call(T(3))])
+def attribute_set_on_returned_tensor(x):
+    """An attribute set on a tensor the graph made, then returned (minidynamo runs the
+    frame eagerly: such a tensor has no source to replay the store on)."""
+    y = x.sin()
+    y.origin = "sin"
+    return y, y.origin
+
+
+@case(tags=["tensor-objects"], calls=[Call(T(3))], expect=one_graph("add"))
+def type_name_of_tensor(x):
+    if type(x).__name__ == "Tensor":
+        return x + 1
+    return x
+
+
+@case(tags=["tensor-objects"], calls=[Call(T(3))], expect=one_graph("add"))
+def tensor_type_string(x):
+    if x.type() == "torch.FloatTensor":
+        return x + 1
+    return x
+
+
+@case(
+    tags=["tensor-objects", "loops"],
+    calls=[Call(T(3, 2))],
+    expect=one_graph("getitem", "getitem", "getitem", "add", "add"),
+)
+def iter_over_tensor_rows(x):
+    it = iter(x)
+    first = next(it)
+    total = first
+    for row in it:
+        total = total + row
+    return total
+
+
+@case(tags=["tensor-objects", "containers"], calls=[Call(T(3), T(3))])
+def tensors_in_set(x, y):
+    """Tensors hash by identity: `{x, y, x}` has two items, `x in s` is True."""
+    s = {x, y, x}
+    return len(s), x in s, (x + y)
+
+
+@case(tags=["tensor-objects", "containers"], calls=[Call(T(3), T(3))])
+def tensor_in_frozenset(x, y):
+    """`not in` on a frozenset of tensors compares by identity."""
+    seen = frozenset([x])
+    return [t * 2 for t in (x, y) if t not in seen]
+
+
+@case(tags=["tensor-objects", "containers"], calls=[Call(T(3), T(3))], expect=one_graph("mul"))
+def tensor_in_list_by_identity(x, y):
+    """`in` tries identity before `==`: the first item is the tensor itself."""
+    ts = [x, y]
+    if x in ts:
+        return y * 2
+    return y
+
+
+@case(tags=["tensor-objects", "containers"], calls=[Call(T(3), T(3), T(3))])
+def list_index_of_tensor(a, b, c):
+    """`list.index` finds a tensor by identity (the first item is tried first)."""
+    ts = [a, b, c]
+    return ts.index(a), ts[ts.index(a)] + 1
+
+
+@case(tags=["tensor-objects", "builtins"], calls=[Call(T(2), T(4), T(3))])
+def sorted_tensors_by_size(a, b, c):
+    """`sorted(key=)` over tensors, keyed by a static size."""
+    ts = sorted([a, b, c], key=lambda t: t.shape[0])
+    return [t.sum() for t in ts]
+
+
+@case(tags=["tensor-objects", "builtins"], calls=[Call(T(2), T(4), T(3))])
+def min_max_tensors_by_numel(a, b, c):
+    """`min`/`max` with a key over tensors pick one of the tensors themselves."""
+    small = min([a, b, c], key=lambda t: t.numel())
+    big = max(a, b, c, key=lambda t: t.numel())
+    return small * 2, big + 1
+
+
+@case(tags=["tensor-objects", "graph-breaks"], calls=[Call(T(3))])
+def item_of_sum(x):
+    """`.item()`: Dynamo's default is a graph break (capture_scalar_outputs=False)."""
+    s = x.sum().item()
+    return x + s
+
+
+@case(tags=["tensor-objects"], calls=[Call(T(3))], expect=one_graph("mul"))
+def is_tensor_and_isinstance(x):
+    if torch.is_tensor(x) and isinstance(x, torch.Tensor):
+        return x * 2
+    return x
+
