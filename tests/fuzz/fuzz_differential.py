@@ -52,7 +52,8 @@ def load(program: Program) -> dict:
 def make_args(namespace: dict, a: Args) -> tuple:
     torch.manual_seed(a.seed)
     x, w = torch.randn(a.size), torch.randn(a.size)
-    return x, list(range(a.seed, a.seed + a.length)), a.k, namespace["Box"](w, a.seed)
+    box = namespace["BoxModule" if a.module else "Box"](w, a.seed)
+    return x, list(range(a.seed, a.seed + a.length)), a.k, box
 
 
 def describe(value: Any, depth: int = 0) -> Any:
@@ -67,7 +68,9 @@ def describe(value: Any, depth: int = 0) -> Any:
         return ("dict", [(k, describe(v, depth + 1)) for k, v in value.items()])
     if isinstance(value, torch.nn.Module):
         attrs = {k: v for k, v in vars(value).items() if not k.startswith("_")}
-        return (type(value).__name__, describe(attrs, depth + 1))
+        attrs |= dict(value.named_parameters(recurse=False))
+        attrs |= dict(value.named_buffers(recurse=False))
+        return (type(value).__name__, describe(dict(sorted(attrs.items())), depth + 1))
     if hasattr(value, "__dict__") and not callable(value):
         return (type(value).__name__, describe(dict(vars(value)), depth + 1))
     return value

@@ -32,6 +32,13 @@ class Box:
         self.n = n
 
 
+class BoxModule(torch.nn.Module):
+    def __init__(self, w, n):
+        super().__init__()
+        self.register_buffer("w", w)
+        self.n = n
+
+
 class Scale(torch.nn.Module):
     def __init__(self):
         super().__init__()
@@ -113,6 +120,7 @@ STATEMENTS: dict[str, list[str]] = {
         "box.w = box.w + C",
         "box.w.add_(C)",
         "n = n + box.n",
+        "box.w = box.w * C\nacc = acc + box.w",
     ],
     "prints": [
         'print("n", n)',
@@ -159,13 +167,15 @@ RETURNS = ("acc", "x", "lst", "(acc, n)", "box", "(acc, lst, n)", "n", "[acc, x]
 
 @dataclasses.dataclass(frozen=True)
 class Args:
-    """How to build one call's arguments: `x` and `box.w` are seeded randn of `size`."""
+    """How to build one call's arguments: `x` and `box.w` are seeded randn of `size`;
+    `box` is a `Box`, or a `BoxModule` (an nn.Module with `w` a buffer)."""
 
     seed: int
     size: int
     length: int
     k: int
     rebind: bool = False
+    module: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -193,9 +203,9 @@ class Program:
         for a in self.calls:
             lst = list(range(a.seed, a.seed + a.length))
             before = ", before=rebind_globals" if a.rebind else ""
-            box = f"Make(Box, T({a.size}), {a.seed})"
+            box = f"Make({'BoxModule' if a.module else 'Box'}, T({a.size}), {a.seed})"
             calls.append(f"    Call(T({a.size}), {lst}, {a.k}, {box}{before}),")
-        header = "# prelude: tests/fuzz/fuzz_programs.py PRELUDE (G, W, LOG, MOD, Box, helper)"
+        header = "# prelude: tests/fuzz/fuzz_programs.py PRELUDE (G, W, LOG, MOD, Box ...)"
         lines = [header, '@case(tags=["side-effects"], calls=[', *calls, "])"]
         return "\n".join(lines) + "\n" + self.function_source()
 
@@ -233,15 +243,16 @@ def build_program(choose: Chooser, max_statements: int = 6) -> Program:
         statements.append((feature, code.replace("C", str(choose.integer(1, 3)))))
     returns = RETURNS[choose.integer(0, len(RETURNS) - 1)]
     size, length, k = choose.integer(2, 4), choose.integer(0, 3), choose.integer(0, 4)
+    module = choose.integer(0, 1) == 1
     # Each change is kept and pushed further in the later calls: the call after an int
     # or a size became dynamic (automatic dynamic) shows a value baked in without a guard.
     calls = (
-        Args(0, size, length, k),
-        Args(1, size, length, k),
-        Args(2, size, length, k + 1),
-        Args(3, size + 1, length, k + 2),
-        Args(4, size + 2, length + 1, k + 3),
-        Args(5, size + 3, length + 2, k + 4, rebind=True),
+        Args(0, size, length, k, module=module),
+        Args(1, size, length, k, module=module),
+        Args(2, size, length, k + 1, module=module),
+        Args(3, size + 1, length, k + 2, module=module),
+        Args(4, size + 2, length + 1, k + 3, module=module),
+        Args(5, size + 3, length + 2, k + 4, rebind=True, module=module),
     )
     return Program(tuple(statements), returns, calls)
 
