@@ -21,10 +21,11 @@ from collections.abc import Callable
 
 from torch.fx.experimental.symbolic_shapes import ConstraintViolationError
 
-from minidynamo import config, eval_frame, events, logs, resume, trace_rules
+from minidynamo import code_table, config, eval_frame, events, logs, resume, trace_rules
 from minidynamo.bytecode import dis_text
+from minidynamo.code_table import CodeTable
 from minidynamo.codegen import modified_code
-from minidynamo.exc import SkipFrame, Unsupported
+from minidynamo.exc import BackendCompilerFailed, SkipFrame, Unsupported
 from minidynamo.guards import CheckFunction
 from minidynamo.output_graph import OutputGraph
 from minidynamo.shapes import FrameShapeState, ShapePolicy
@@ -52,32 +53,59 @@ class CacheEntry:
     code: types.CodeType
 
 
-_cache: dict[types.CodeType, list[CacheEntry]] = {}
-_skipped_by_us: set[types.CodeType] = set()
-_warned_limit: set[types.CodeType] = set()
-# Automatic dynamic's memory of each code object: the sizes and ints its compiles saw.
-_frame_states: dict[types.CodeType, FrameShapeState] = {}
+@dataclasses.dataclass
+class CodeState:
+    """What convert_frame keeps about one code object: its cache entries, whether it
+    was warned about the recompile limit, and automatic dynamic's memory of the sizes
+    and ints its compiles saw."""
+
+    entries: list[CacheEntry] = dataclasses.field(default_factory=list)
+    warned_limit: bool = False
+    frame_state: FrameShapeState = dataclasses.field(default_factory=FrameShapeState)
+
+
+# Code objects we skip-marked in C (`eval_frame.skip`), to unmark them on `reset()`. It
+# holds nothing but weak references, so it can live here (code_table.py).
+_skipped_by_us: CodeTable[bool] = CodeTable()
+
+
+def _states(f_globals: dict) -> CodeTable[CodeState]:
+    return code_table.in_globals(f_globals, "frames")
+
+
+def _all_states() -> list[tuple[types.CodeType, CodeState]]:
+    return [row for table in code_table.live_tables("frames") for row in table.items()]
 
 
 def reset() -> None:
     """Forget every cache entry and every skip decision."""
-    for code in _skipped_by_us:
+    for code, _skipped in _skipped_by_us.items():
         eval_frame.skip(code, False)
     _skipped_by_us.clear()
-    _cache.clear()
-    _warned_limit.clear()
-    _frame_states.clear()
+    for table in code_table.live_tables("frames"):
+        table.clear()
     resume.reset()
     counters.clear()
 
 
 def cache_entries(code: types.CodeType) -> list[CacheEntry]:
-    return list(_cache.get(code, ()))
+    """The cache entries of `code`, in the order they were made."""
+    return [entry for other, state in _all_states() if other is code for entry in state.entries]
+
+
+def cached_codes() -> list[types.CodeType]:
+    """The live code objects with cache entries, oldest first."""
+    return [code for code, state in _all_states() if state.entries]
+
+
+def table_rows() -> int:
+    """How many code objects convert_frame and resume keep state for."""
+    return len(_all_states()) + len(_skipped_by_us) + resume.table_rows()
 
 
 def _skip(code: types.CodeType) -> None:
     eval_frame.skip(code)
-    _skipped_by_us.add(code)
+    _skipped_by_us.setdefault(code, bool)
 
 
 def frame_locals(code: types.CodeType, args: tuple, closure: tuple | None) -> dict:
@@ -111,6 +139,22 @@ def _raising(error: Exception) -> Callable:
     return raise_error
 
 
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def failed_stage(error: BaseException) -> str:
+    """The stage that raised `error`, for the log: `backend`, or the innermost module of
+    ours in its traceback (`builder`, `opcodes.calls`, `guards`, `codegen`, `resume` ...)."""
+    if isinstance(error, BackendCompilerFailed):
+        return "backend"
+    stage = "convert_frame"
+    for frame, _line in traceback.walk_tb(error.__traceback__):
+        filename = os.path.abspath(frame.f_code.co_filename)
+        if filename.startswith(_PACKAGE_DIR):
+            stage = os.path.splitext(filename[len(_PACKAGE_DIR) :])[0].replace(os.sep, ".")
+    return stage
+
+
 def where(code: types.CodeType) -> str:
     return f"{os.path.basename(code.co_filename)}:{code.co_firstlineno}"
 
@@ -140,7 +184,9 @@ class ConvertFrame:
             return _raising(e)
         except Exception as e:  # never raise into CPython: run the frame eagerly instead
             log.warning(
-                "minidynamo: internal error while converting %s (%s), running it eagerly: %s: %s%s",
+                "minidynamo: internal error in %s while converting %s (%s), running it "
+                "eagerly: %s: %s%s",
+                failed_stage(e),
                 code.co_name,
                 where(code),
                 type(e).__name__,
@@ -176,12 +222,14 @@ class ConvertFrame:
         closure: tuple | None,
         entry: bool = False,
     ) -> Callable | None:
-        entries = _cache.get(code)
-        if entries is None:  # first sight of this code object
+        states = _states(f_globals)
+        state = states.get(code)
+        if state is None:  # first sight of this code object
             if not entry and trace_rules.skip_code(code, f_builtins):
                 _skip(code)
                 return None
-            entries = _cache[code] = []
+            state = states.setdefault(code, CodeState)
+        entries = state.entries
         f_locals = frame_locals(code, args, closure)
         for entry in entries:
             if entry.check_fn(f_locals, f_globals):
@@ -189,7 +237,7 @@ class ConvertFrame:
         if not trace_rules.has_tensor_in_frame(code, f_locals, f_globals):
             return None  # as in Dynamo: nothing for a graph in sight, CPython runs it
         if len(entries) >= config.recompile_limit:
-            self.warn_recompile_limit(code, entries, f_locals, f_globals)
+            self.warn_recompile_limit(code, state, f_locals, f_globals)
             return None
         if entries and recompiles_log.isEnabledFor(logging.DEBUG):
             reasons = [entry.check_fn.failure_reason(f_locals, f_globals) for entry in entries]
@@ -206,7 +254,7 @@ class ConvertFrame:
             entry = self.compile_frame(code, args, f_globals, f_builtins, closure)
         except Unsupported as e:
             events.frame_failed(code, e)
-            return self.fall_back(code, e)
+            return self.fall_back(code, f_globals, e)
         except SkipFrame as e:
             counters["frames_empty"] += 1
             trace_log.debug("Skipping frame %s (%s) for good: %s", code.co_name, where(code), e)
@@ -258,7 +306,7 @@ class ConvertFrame:
         break_span = None
         while True:
             shapes = ShapePolicy(
-                _frame_states.setdefault(code, FrameShapeState()),
+                _states(f_globals).setdefault(code, CodeState).frame_state,
                 dynamic=self.dynamic,
                 log=dynamic_log,
             )
@@ -284,7 +332,9 @@ class ConvertFrame:
                 "Graph break in user code at %s:%d\n%s", file, line, error.describe()
             )
 
-    def fall_back(self, code: types.CodeType, error: Unsupported) -> Callable | None:
+    def fall_back(
+        self, code: types.CodeType, f_globals: dict, error: Unsupported
+    ) -> Callable | None:
         """Translation failed: run this frame (and later ones of `code`) eagerly."""
         counters["frames_failed"] += 1
         if self.fullgraph:
@@ -301,12 +351,12 @@ class ConvertFrame:
         return None
 
     def warn_recompile_limit(
-        self, code: types.CodeType, entries: list[CacheEntry], f_locals: dict, f_globals: dict
+        self, code: types.CodeType, state: CodeState, f_locals: dict, f_globals: dict
     ) -> None:
-        if code in _warned_limit:
+        if state.warned_limit:
             return
-        _warned_limit.add(code)
-        reason = entries[-1].check_fn.failure_reason(f_locals, f_globals)
+        state.warned_limit = True
+        reason = state.entries[-1].check_fn.failure_reason(f_locals, f_globals)
         log.warning(
             "minidynamo: %s (%s) hit the recompile limit (%d); it runs eagerly from now on. "
             "Last guard failure: %s",

@@ -48,6 +48,11 @@ class Unsupported(Exception):
         return "\n".join(lines)
 
 
+class BackendCompilerFailed(Exception):
+    """The backend raised while compiling a graph (Dynamo's name): an internal failure
+    like any other, so the frame runs eagerly, the log naming the backend."""
+
+
 class SkipFrame(Exception):
     """The frame is left to CPython for good (not an error): its trace recorded no
     operation, so compiling it would only add guards (Dynamo: "no content in function

@@ -25,7 +25,7 @@ from torch.fx.experimental.symbolic_shapes import free_symbols
 
 from minidynamo import events, logs
 from minidynamo import graph_break_registry as gb
-from minidynamo.exc import unimplemented
+from minidynamo.exc import BackendCompilerFailed, unimplemented
 from minidynamo.guards import GuardSet
 from minidynamo.shapes import FrameShapeState, ShapePolicy, TensorPropertySource, format_graph_sizes
 from minidynamo.side_effects import SideEffects
@@ -277,7 +277,10 @@ class OutputGraph:
             values = [(n.name, n.meta.get("example_value")) for n in self.graph.nodes]
             graph_sizes_log.debug("%s", format_graph_sizes(name, values))
         events.graph_compiled(name, gm)
-        compiled = self.backend(gm, [arg.example for arg in self.graphargs])
+        try:
+            compiled = self.backend(gm, [arg.example for arg in self.graphargs])
+        except Exception as e:
+            raise BackendCompilerFailed(f"{type(e).__name__}: {e}") from e
         if not callable(compiled):
             unimplemented(f"backend returned a non-callable {type(compiled).__name__}")
         # Frames the compiled graph runs (a backend's lazy compile, its Python helpers)

@@ -12,6 +12,7 @@ import dataclasses
 import inspect
 import types
 
+from minidynamo import code_table
 from minidynamo.bytecode import (
     Instruction,
     add_push_null,
@@ -65,7 +66,9 @@ Slot = str | WithSlot | None
 
 # One continuation per (code, resume point, stack layout, live locals): a recompiled
 # frame calls the same function, whose own cache then holds its versions.
-_cache: dict[tuple, ResumeFunction] = {}
+# Kept with the code object by identity (DESIGN.md), dying with it (code_table.py).
+def _made(code: types.CodeType, f_globals: dict) -> dict[tuple, ResumeFunction]:
+    return code_table.in_globals(f_globals, "resume").setdefault(code, dict)
 
 
 def stack_slots(kept: list, results: int) -> list[Slot]:
@@ -87,7 +90,12 @@ def param_name(slot: str | WithSlot) -> str:
 
 
 def reset() -> None:
-    _cache.clear()
+    for table in code_table.live_tables("resume"):
+        table.clear()
+
+
+def table_rows() -> int:
+    return sum(len(table) for table in code_table.live_tables("resume"))
 
 
 def _names(inst: Instruction, kinds: tuple[str, ...]) -> tuple[str, ...]:
@@ -161,15 +169,16 @@ def resume_function(
 ) -> ResumeFunction:
     """The continuation that runs `code` from instruction `target`, its stack `slots`
     rebuilt and the locals `live` bound."""
-    key = (code, target, tuple(slots), results, tuple(live))
-    if key not in _cache:
+    key = (target, tuple(slots), results, tuple(live))
+    made = _made(code, f_globals)
+    if key not in made:
         kept = [param_name(slot) for slot in slots[: len(slots) - results] if slot is not None]
         params = [*slots[len(slots) - results :], *kept, *live]
         name = f"__resume_at_{instructions[target].offset}_{next_unique_id()}"
         new_code = _resume_code(code, instructions, target, slots, params)
         fn = None if new_code.co_freevars else types.FunctionType(new_code, f_globals, name)
-        _cache[key] = ResumeFunction(name, new_code, params, fn)  # type: ignore[arg-type]
-    return _cache[key]
+        made[key] = ResumeFunction(name, new_code, params, fn)  # type: ignore[arg-type]
+    return made[key]
 
 
 def _resume_code(

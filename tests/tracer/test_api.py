@@ -88,7 +88,7 @@ def test_reset_forgets_compiled_code():
     minidynamo.reset()
     compiled(torch.randn(3))
     assert compile_count() == 1
-    assert sum(len(entries) for entries in convert_frame._cache.values()) == 1
+    assert sum(len(convert_frame.cache_entries(code)) for code in convert_frame.cached_codes()) == 1
 
 
 def test_disable_runs_the_function_uncompiled():
@@ -119,7 +119,7 @@ def test_internal_errors_fall_back_to_eager(capsys):
     fn = minidynamo.compile(double, backend=broken_backend)
     x = torch.randn(3)
     assert torch.equal(fn(x), x * 2)
-    assert "internal error while converting double" in capsys.readouterr().err
+    assert "internal error in backend while converting double" in capsys.readouterr().err
 
 
 def test_graph_breaks_log_the_user_line():

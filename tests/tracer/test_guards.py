@@ -160,7 +160,7 @@ def test_aliased_inputs_recompile_when_no_longer_aliased():
 
 def test_guard_text_in_seed_style():
     minidynamo.compile(lambda x, b, items: x * len(b) * items[0])(torch.randn(4, 3), "Hi", [2])
-    (entry,) = convert_frame.cache_entries(next(iter(convert_frame._cache)))
+    (entry,) = convert_frame.cache_entries(convert_frame.cached_codes()[0])
     assert [guard.text for guard in entry.check_fn.guards] == [
         "check_tensor(L['x'], torch.float32, device=cpu, requires_grad=False, size=[4, 3], "
         "stride=[3, 1])",
@@ -187,7 +187,8 @@ def test_recompile_limit_runs_eagerly_with_a_warning(capsys):
 
 def test_unused_arguments_add_no_guards():
     minidynamo.compile(lambda x, unused: x + 1)(torch.randn(3), "anything")
-    (entries,) = convert_frame._cache.values()
+    (code,) = convert_frame.cached_codes()
+    entries = convert_frame.cache_entries(code)
     assert all("unused" not in guard.text for guard in entries[0].check_fn.guards)
 
 

@@ -40,6 +40,8 @@ class NNModuleVariable(UserDefinedObjectVariable):
     def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
         from minidynamo.builder import VariableBuilder
 
+        if tx.output.side_effects.load_attr(self, name) is not None:
+            return super().var_getattr(tx, name)  # stored by this trace: read it back
         for registry in ("_parameters", "_buffers", "_modules"):
             entries = self.value.__dict__.get(registry, {})
             if name in entries:
