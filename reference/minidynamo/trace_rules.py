@@ -4,6 +4,7 @@
 Frames from our own package, from torch, from the standard library and from generated
 code (FX `<eval_with_key>`, frozen modules) are never converted. Calls into torch become
 graph nodes; calls into the standard library's Python functions are not traced.
+Third-party packages (transformers, torchvision) are user code, except a few (numpy ...).
 """
 
 from __future__ import annotations
@@ -24,16 +25,31 @@ _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 _STDLIB_DIRS = tuple(
     {os.path.realpath(sysconfig.get_paths()[key]) + os.sep for key in ("stdlib", "platstdlib")}
 )
-_LIBRARY_DIRS = (_PACKAGE_DIR, _TORCH_DIR, *_STDLIB_DIRS)
+_OWN_DIRS = (_PACKAGE_DIR, _TORCH_DIR)
+# In a virtual environment site-packages lies inside "platstdlib": it is told apart first.
+_SITE_DIRS = tuple(
+    {os.path.realpath(sysconfig.get_paths()[key]) + os.sep for key in ("purelib", "platlib")}
+)
+# Third-party packages left untraced, as Dynamo's THIRDPARTY_SKIPLIST (and torch's own
+# dependencies, which only torch internals call).
+_SKIPPED_PACKAGES = frozenset(
+    {"numpy", "hypothesis", "pandas", "networkx", "tqdm", "tabulate", "sklearn", "onnx",
+     "sympy", "triton", "functorch", "torchgen", "_pytest", "pytest", "pluggy", "syrupy"}
+)  # fmt: skip
 
 
 def is_library_file(filename: str) -> bool:
-    """Code of minidynamo, torch or the standard library, or generated code."""
+    """Code of minidynamo, torch, the standard library or a skipped third-party package,
+    or generated code."""
     if filename.startswith("<"):
         return not filename.startswith(("<stdin>", "<string>", "<ipython"))
-    return filename.startswith(_LIBRARY_DIRS) or os.path.realpath(filename).startswith(
-        _LIBRARY_DIRS
-    )
+    path = os.path.realpath(filename)
+    if path.startswith(_OWN_DIRS) or filename.startswith(_OWN_DIRS):
+        return True
+    for site in _SITE_DIRS:
+        if path.startswith(site):
+            return path[len(site) :].split(os.sep)[0] in _SKIPPED_PACKAGES
+    return path.startswith(_STDLIB_DIRS)
 
 
 def is_library_module(module: types.ModuleType) -> bool:

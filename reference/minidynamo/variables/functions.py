@@ -106,6 +106,10 @@ class BaseUserFunctionVariable(VariableTracker):
         return tx.inline_user_function_return(self, args, kwargs)
 
     def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
+        from minidynamo.variables.user_defined import UserDefinedClassVariable
+
+        if name == "__class__":
+            return UserDefinedClassVariable(types.FunctionType)
         if name != "__name__":
             unimplemented(f"function attribute {name!r}")
         return ConstantVariable(self.get_code().co_name)
@@ -142,6 +146,9 @@ def globals_source(tx: InstructionTranslatorBase, f_globals: dict) -> Any:
     return lambda name: AttrSource(GlobalSource(alias), name)
 
 
+_FUNCTION_NAMES = frozenset({"__name__", "__qualname__", "__module__", "__doc__"})
+
+
 class UserFunctionVariable(BaseUserFunctionVariable):
     """A Python function object that already exists (a global, an argument ...)."""
 
@@ -154,6 +161,12 @@ class UserFunctionVariable(BaseUserFunctionVariable):
 
     def as_python_constant(self) -> Any:
         return self.fn
+
+    def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
+        """The names of an existing function are constants (its code is guarded)."""
+        if name in _FUNCTION_NAMES:
+            return ConstantVariable(getattr(self.fn, name))
+        return super().var_getattr(tx, name)
 
     def get_code(self) -> types.CodeType:
         return self.fn.__code__
@@ -273,6 +286,18 @@ class UserMethodVariable(VariableTracker):
 
     def python_type(self) -> type:
         return types.MethodType
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        """``obj.name`` again, where that is how the method was found (a graph break
+        inside it leaves the bound method on the caller's stack)."""
+        fn = self.fn.as_python_constant() if self.fn.is_python_constant() else None
+        name = getattr(fn, "__name__", None)
+        owner = getattr(self.obj, "value", None)
+        if self.obj.source is None or name is None or getattr(type(owner), name, None) is not fn:
+            super().reconstruct(codegen)
+            return
+        codegen(self.obj)
+        codegen.load_attr(name)
 
     def call_function(
         self,

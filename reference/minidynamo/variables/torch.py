@@ -8,6 +8,7 @@ arguments are evaluated on the example values instead.
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +17,7 @@ import torch.utils._pytree as pytree
 from minidynamo.exc import unimplemented
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable, is_constant_value
+from minidynamo.variables.functions import UserFunctionVariable
 from minidynamo.variables.lists import SizeVariable
 from minidynamo.variables.tensor import TensorVariable
 
@@ -39,8 +41,28 @@ CONSTANT_RESULT_FUNCTIONS: frozenset[Callable] = frozenset(
         torch.result_type,
         torch.promote_types,
         torch.can_cast,
+        torch.backends.mha.get_fastpath_enabled,
+        torch.is_autocast_enabled,
+        torch._assert,  # a constant condition: None, or the AssertionError eager raises
     }
 )
+
+# Queries whose answer inside a trace is not their answer outside one (no user
+# dispatch mode is active in the graph: the fake mode is the tracer's own).
+TRACE_TIME_ANSWERS: dict[Callable, bool | list] = {
+    torch.compiler.is_compiling: True,
+    torch.compiler.is_dynamo_compiling: True,
+    torch.compiler.is_exporting: False,
+    torch.jit.is_scripting: False,
+    torch.jit.is_tracing: False,
+    torch.utils._python_dispatch._get_current_dispatch_mode_stack: [],
+}
+
+# Calls made for their effect outside the graph only (usage logging): None, at trace time.
+NO_OP_FUNCTIONS = frozenset({torch._C._log_api_usage_once})
+
+# Modules whose Python functions are inlined when called without tensor arguments.
+INLINED = ("torch.nn.",)
 
 # Functions that make a tensor from constants only (no tensor argument).
 TENSOR_FACTORIES = frozenset(
@@ -93,6 +115,10 @@ class TorchInGraphFunctionVariable(VariableTracker):
         args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
+        if self.fn in TRACE_TIME_ANSWERS and not args and not kwargs:
+            return ConstantVariable.create(TRACE_TIME_ANSWERS[self.fn])
+        if self.fn in NO_OP_FUNCTIONS:
+            return ConstantVariable.create(None)
         if self.fn in CONSTANT_RESULT_FUNCTIONS:
             return self._evaluate_on_examples(args, kwargs)
         if self.fn is torch.Size:
@@ -105,6 +131,10 @@ class TorchInGraphFunctionVariable(VariableTracker):
         )
         if has_tensor or getattr(self.fn, "__name__", "") in TENSOR_FACTORIES:
             return tx.output.call(tx, "call_function", self.fn, args, kwargs)
+        if isinstance(self.fn, types.FunctionType) and self.fn.__module__.startswith(INLINED):
+            # A Python helper on non-tensors (`F._none_or_dtype(mask)`): traced, as Dynamo
+            # inlines the modules of its MOD_INLINELIST.
+            return UserFunctionVariable(self.fn).call_function(tx, args, kwargs)
         unimplemented(f"call to {self.fn!r} without tensor arguments")
 
     def _evaluate_on_examples(
