@@ -30,6 +30,7 @@ from minidynamo.variables.ctx_manager import GRAD_MODE_CLASSES, GradModeClassVar
 from minidynamo.variables.dicts import ConstDictVariable, SetVariable
 from minidynamo.variables.functions import (
     SkipFunctionVariable,
+    TypeQueryFunctionVariable,
     UserFunctionVariable,
     UserMethodVariable,
 )
@@ -217,6 +218,8 @@ class VariableBuilder:
             return SkipFunctionVariable(value, reason, gb.DISABLED_FUNCTION)
         if trace_rules.is_torch_function(value):
             return TorchInGraphFunctionVariable(value, source=self.source)
+        if value in trace_rules.TYPE_QUERY_FUNCTIONS:
+            return TypeQueryFunctionVariable(value, source=self.source)
         if trace_rules.is_library_file(value.__code__.co_filename):
             return SkipFunctionVariable(value, f"call of library function {value.__qualname__}")
         if self.guards is not None:

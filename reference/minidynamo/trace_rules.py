@@ -9,6 +9,7 @@ Third-party packages (transformers, torchvision) are user code, except a few (nu
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sysconfig
 import types
@@ -50,6 +51,11 @@ def is_library_file(filename: str) -> bool:
         if path.startswith(site):
             return path[len(site) :].split(os.sep)[0] in _SKIPPED_PACKAGES
     return path.startswith(_STDLIB_DIRS)
+
+
+# Library functions whose answer for an object depends on its type only: evaluated at
+# trace time on the type (the type is guarded where the object is an input).
+TYPE_QUERY_FUNCTIONS = frozenset({dataclasses.fields, dataclasses.is_dataclass})
 
 
 def is_library_module(module: types.ModuleType) -> bool:

@@ -267,6 +267,8 @@ def _has_attr(tx: InstructionTranslatorBase, obj: VariableTracker, name: str) ->
 
     if isinstance(obj, UserDefinedObjectVariable):
         return obj.has_attr(tx, name)
+    if isinstance(obj, TensorVariable):  # the example value has the tensor's attributes
+        return hasattr(obj.example_value, name)
     if obj.is_python_constant():
         return hasattr(obj.as_python_constant(), name)
     unimplemented(f"hasattr on {obj!r}")
@@ -288,6 +290,16 @@ def _call_getattr(
     if default is not None and not _has_attr(tx, obj, attr):
         return default
     return obj.var_getattr(tx, attr)
+
+
+def _call_super(
+    tx: InstructionTranslatorBase,
+    cls: VariableTracker | None = None,
+    obj: VariableTracker | None = None,
+) -> VariableTracker:
+    from minidynamo.variables.superclass import make_super
+
+    return make_super(tx, cls, obj)
 
 
 def _call_setattr(
@@ -510,6 +522,7 @@ BUILTIN_HANDLERS: dict[Callable, Callable[..., VariableTracker]] = {
     getattr: _call_getattr,
     hasattr: _call_hasattr,
     setattr: _call_setattr,
+    super: _call_super,
     functools.partial: _call_partial,
     bool: _call_bool,
     list: _call_list,

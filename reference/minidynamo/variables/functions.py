@@ -14,6 +14,7 @@ import functools
 import inspect
 import sys
 import types
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from minidynamo import graph_break_registry as gb
@@ -146,7 +147,7 @@ def globals_source(tx: InstructionTranslatorBase, f_globals: dict) -> Any:
     return lambda name: AttrSource(GlobalSource(alias), name)
 
 
-_FUNCTION_NAMES = frozenset({"__name__", "__qualname__", "__module__", "__doc__"})
+_FUNCTION_NAMES = frozenset({"__name__", "__qualname__", "__module__", "__doc__", "__code__"})
 
 
 class UserFunctionVariable(BaseUserFunctionVariable):
@@ -163,7 +164,8 @@ class UserFunctionVariable(BaseUserFunctionVariable):
         return self.fn
 
     def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
-        """The names of an existing function are constants (its code is guarded)."""
+        """The names and code of an existing function are constants (its code is
+        guarded)."""
         if name in _FUNCTION_NAMES:
             return ConstantVariable(getattr(self.fn, name))
         return super().var_getattr(tx, name)
@@ -340,6 +342,40 @@ class SkipFunctionVariable(VariableTracker):
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         unimplemented(self.reason, self.gb_id)
+
+
+class TypeQueryFunctionVariable(VariableTracker):
+    """A library function of an object's type only (`dataclasses.fields`): called on
+    the type at trace time."""
+
+    def __init__(self, fn: Callable, *, source: Source | None = None) -> None:
+        super().__init__(source=source)
+        self.fn = fn
+
+    def __repr__(self) -> str:
+        return f"TypeQueryFunctionVariable({self.fn.__qualname__})"
+
+    def as_python_constant(self) -> Any:
+        return self.fn
+
+    def call_function(
+        self,
+        tx: InstructionTranslatorBase,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        from minidynamo.builder import VariableBuilder
+        from minidynamo.variables.exceptions import raise_folded
+
+        if len(args) != 1 or kwargs:
+            unimplemented(f"{self.fn.__qualname__}() with {len(args)} arguments")
+        arg = args[0]
+        target = arg.as_python_constant() if arg.is_python_constant() else arg.python_type()
+        try:
+            result = self.fn(target)
+        except TypeError as e:  # `fields` of a class that is no dataclass
+            raise_folded(e)
+        return VariableBuilder(tx, None)(result)
 
 
 class FunctoolsPartialVariable(VariableTracker):

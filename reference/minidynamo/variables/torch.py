@@ -49,13 +49,14 @@ CONSTANT_RESULT_FUNCTIONS: frozenset[Callable] = frozenset(
 
 # Queries whose answer inside a trace is not their answer outside one (no user
 # dispatch mode is active in the graph: the fake mode is the tracer's own).
-TRACE_TIME_ANSWERS: dict[Callable, bool | list] = {
+TRACE_TIME_ANSWERS: dict[Callable, object] = {
     torch.compiler.is_compiling: True,
     torch.compiler.is_dynamo_compiling: True,
     torch.compiler.is_exporting: False,
     torch.jit.is_scripting: False,
     torch.jit.is_tracing: False,
     torch.utils._python_dispatch._get_current_dispatch_mode_stack: [],
+    torch._C._get_tracing_state: None,
 }
 
 # Calls made for their effect outside the graph only (usage logging): None, at trace time.
