@@ -33,6 +33,7 @@ TAGS = frozenset(
         "inlining",
         "loops",
         "nn-module",
+        "real-models",
         "recompiles",
         "seed",
         "side-effects",

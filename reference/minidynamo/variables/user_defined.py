@@ -303,6 +303,12 @@ class UserDefinedObjectVariable(VariableTracker):
             return self.missing_attribute(tx, name, observe_missing)
         if name in instance_dict and attr is instance_dict[name]:
             return VariableBuilder(tx, source)(attr)
+        if isinstance(attr, types.MemberDescriptorType) and not self.is_new_object():
+            try:  # a __slots__ value, read in C (dataclasses.Field.name)
+                value = attr.__get__(self.value, type(self.value))
+            except AttributeError:
+                return self.missing_attribute(tx, name, observe_missing)
+            return VariableBuilder(tx, source)(value)
         return wrap_class_attribute(tx, self, attr, source)
 
     def known_getattr(self) -> object:
@@ -455,7 +461,9 @@ class InstanceDictVariable(VariableTracker):
             return self.obj.generic_getattr(tx, key.as_python_constant())
         return default if default is not None else ConstantVariable(None)
 
-    def method_getitem(self, tx: InstructionTranslatorBase, key: VariableTracker) -> VariableTracker:
+    def method_getitem(
+        self, tx: InstructionTranslatorBase, key: VariableTracker
+    ) -> VariableTracker:
         if not self._present(tx, key):
             raise_observed(KeyError, key.as_python_constant())
         return self.obj.generic_getattr(tx, key.as_python_constant())
