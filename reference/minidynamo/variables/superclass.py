@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from minidynamo.exc import unimplemented
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable
+from minidynamo.variables.misc import CellVariable
 from minidynamo.variables.user_defined import UserDefinedObjectVariable, wrap_class_attribute
 
 if TYPE_CHECKING:
@@ -94,4 +95,6 @@ def make_super(
             unimplemented("super() outside a method")
         cls = tx.cells["__class__"].load(tx)
         obj = tx.load_local(code.co_varnames[0])
+        if isinstance(obj, CellVariable):  # `self` captured by a nested function
+            obj = obj.load(tx)
     return SuperVariable(cls.as_python_constant(), obj)
