@@ -34,6 +34,7 @@ TAGS = frozenset(
         "inlining",
         "loops",
         "nn-module",
+        "real-models",
         "recompiles",
         "seed",
         "side-effects",

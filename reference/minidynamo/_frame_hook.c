@@ -2,10 +2,15 @@
  *
  * All policy lives in Python; this file only moves values across the boundary.
  *
- *   set_callback(cb)      install cb for the whole interpreter (None uninstalls);
- *                         returns the previous callback or None.
+ *   set_callback(cb)      install cb for the calling thread (None uninstalls);
+ *                         returns this thread's previous callback or None.
  *   skip(code, flag=True) mark a code object so cb is never called for it.
  *   is_skipped(code)      query that mark.
+ *
+ * The callback is per thread, as Dynamo's: a compiled call in one thread does not
+ * convert the frames another thread runs meanwhile, and each thread's save/restore
+ * of its callback cannot undo another's. The evaluator is installed for the
+ * interpreter while any thread has a callback.
  *
  * When a callback is installed, the entry of every new *function* frame calls
  *
@@ -57,7 +62,8 @@ PyAPI_FUNC(void) _PyEval_FrameClearAndPop(PyThreadState *, _PyInterpreterFrame *
 #  define PyUnstable_Eval_RequestCodeExtraIndex _PyEval_RequestCodeExtraIndex
 #endif
 
-static PyObject *callback;                  /* strong reference, or NULL when off */
+static _Thread_local PyObject *callback;    /* this thread's: strong ref, or NULL */
+static Py_ssize_t threads_with_callback;    /* guarded by the GIL */
 static _PyFrameEvalFunction previous_eval;  /* evaluator that was installed before us */
 static Py_ssize_t extra_index = -1;         /* our co_extra slot: non-NULL = skip */
 static _Thread_local int in_callback;       /* this thread is running the callback */
@@ -235,11 +241,13 @@ set_callback(PyObject *self, PyObject *cb)
         return PyErr_Format(PyExc_TypeError, "callback must be callable or None");
     PyObject *old = callback ? callback : Py_NewRef(Py_None);
     if (cb == Py_None) {
-        callback = NULL;
-        if (current == hook)
+        if (callback != NULL && --threads_with_callback == 0 && current == hook)
             _PyInterpreterState_SetEvalFrameFunc(interp, previous_eval);
+        callback = NULL;
     }
     else {
+        if (callback == NULL)
+            threads_with_callback++;
         callback = Py_NewRef(cb);
         if (current != hook) {
             previous_eval = current;
@@ -270,7 +278,7 @@ is_skipped_py(PyObject *self, PyObject *code)
 }
 
 static PyMethodDef methods[] = {
-    {"set_callback", set_callback, METH_O, "Install cb (or None) for this interpreter."},
+    {"set_callback", set_callback, METH_O, "Install cb (or None) for this thread."},
     {"skip", skip, METH_VARARGS, "skip(code, flag=True): never call the callback for code."},
     {"is_skipped", is_skipped_py, METH_O, "Whether skip() marked this code object."},
     {NULL},

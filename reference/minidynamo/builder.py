@@ -35,6 +35,7 @@ from minidynamo.variables.functions import (
     FunctoolsPartialVariable,
     PolyfilledFunctionVariable,
     SkipFunctionVariable,
+    TypeQueryFunctionVariable,
     UserFunctionVariable,
     UserMethodVariable,
 )
@@ -226,6 +227,9 @@ class VariableBuilder:
         if getattr(value, "_minidynamo_disabled", False):
             reason = "call of a function wrapped by minidynamo.disable"
             return SkipFunctionVariable(value, reason, gb.DISABLED_FUNCTION)
+        if value in trace_rules.TYPE_QUERY_FUNCTIONS:
+            self.guard_identity(value)
+            return TypeQueryFunctionVariable(value, source=self.source)
         rule = trace_rules.lookup(value)
         if rule is not Rule.INLINE:
             self.guard_identity(value)

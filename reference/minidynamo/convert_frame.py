@@ -121,11 +121,13 @@ def frame_locals(code: types.CodeType, args: tuple, closure: tuple | None) -> di
 
 def flat_arguments(fn: types.FunctionType, args: tuple, kwargs: dict) -> tuple:
     """The values the frame hook would pass for this call: parameters in co_varnames
-    order, defaults applied, then the ``*args`` tuple and the ``**kwargs`` dict."""
+    order, defaults applied, then the ``*args`` tuple and the ``**kwargs`` dict. The
+    signature is the code's own, not that of a function a decorator's ``__wrapped__``
+    names (``functools.wraps``)."""
     code = fn.__code__
     if not kwargs and len(args) == code.co_argcount == eval_frame.param_count(code):
         return args  # the common case, without the cost of inspect.signature
-    bound = inspect.signature(fn).bind(*args, **kwargs)
+    bound = inspect.signature(fn, follow_wrapped=False).bind(*args, **kwargs)
     bound.apply_defaults()
     return tuple(bound.arguments[name] for name in code.co_varnames[: eval_frame.param_count(code)])
 
@@ -198,8 +200,14 @@ class ConvertFrame:
 
     def call_entry(self, fn: types.FunctionType, args: tuple, kwargs: dict) -> object:
         """Call `fn` converting its frame even if it is library code (the `forward` of
-        a compiled `nn.Linear`), as the hook would call the callback for it."""
-        flat = flat_arguments(fn, args, kwargs)
+        a compiled `nn.Linear`), as the hook would call the callback for it. Arguments
+        that do not bind to `fn` (a user error) are left for `fn` itself to refuse."""
+        try:
+            flat = flat_arguments(fn, args, kwargs)
+        except Exception as e:  # eager raises the user's error, if there is one
+            log.warning("minidynamo: cannot bind the arguments of %s, running it eagerly: %s: %s",
+                        fn.__qualname__, type(e).__name__, e)
+            return fn(*args, **kwargs)
         f_builtins = fn.__globals__.get("__builtins__", builtins.__dict__)
         if isinstance(f_builtins, types.ModuleType):
             f_builtins = f_builtins.__dict__

@@ -95,6 +95,15 @@ class OutputGraph:
             self.real_cells[id(cell)] = CellVariable(source=source, real_cell=cell)
         return self.real_cells[id(cell)]
 
+    def import_source_variable(self, tx: Any, module: types.ModuleType) -> Any:
+        """A module the traced code imported, loaded again as ``__import_<name>``."""
+        from minidynamo.builder import VariableBuilder
+        from minidynamo.source import GlobalSource
+
+        alias = "__import_" + module.__name__.replace(".", "_dot_")
+        self.install_global(alias, module)
+        return VariableBuilder(tx, GlobalSource(alias))(module)
+
     def install_global(self, name: str, value: Any) -> None:
         """`name` will be set in the frame's globals when the compiled code is installed."""
         self.installed_globals[name] = value

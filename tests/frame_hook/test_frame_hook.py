@@ -636,39 +636,81 @@ class Tests(unittest.TestCase):
         self.assertIn("helper", called)
 
     # (7) threads
-    def test_install_from_worker_thread_affects_main_thread(self):
+    def test_install_from_worker_thread_leaves_main_thread_alone(self):
+        """The callback is per thread, as Dynamo's."""
         rec = Recorder({add.__code__: skipped(lambda a, b: "R")})
-        t = threading.Thread(target=set_callback, args=(rec,))
-        t.start()
-        t.join()
-        try:
-            self.assertEqual(add(1, 2), "R")
-        finally:
-            set_callback(None)
+        inside = []
 
-    def test_other_threads_are_intercepted_too(self):
+        def worker():
+            set_callback(rec)
+            try:
+                inside.append(add(1, 2))
+                done.wait()                     # keep it installed while main calls add
+            finally:
+                set_callback(None)
+        done = threading.Event()
+        t = threading.Thread(target=worker)
+        t.start()
+        while not inside:
+            time.sleep(0.001)
+        try:
+            self.assertEqual(add(1, 2), 3)
+        finally:
+            done.set()
+            t.join()
+        self.assertEqual(inside, ["R"])
+
+    def test_each_thread_reaches_its_own_callback(self):
         seen = []
 
         def cb(code, args, g, b, c):
-            # Only our workers' frames: pytest-xdist has a thread of its own.
             if code is helper.__code__:
-                seen.append(threading.get_ident())
+                seen.append((threading.get_ident(), id(cb)))
                 time.sleep(0.0001)              # let other threads run inside cb
             return None
         results = []
 
-        def work():
-            results.append(sum(helper(i) for i in range(200)))
-        with hooked(cb):
-            ts = [threading.Thread(target=work) for _ in range(4)]
-            for t in ts:
-                t.start()
-            work()
-            for t in ts:
-                t.join()
-        self.assertEqual(results, [39800] * 5)
-        workers = {threading.get_ident()} | {t.ident for t in ts}
-        self.assertEqual(set(seen), workers)    # every thread's frames reached cb
+        def work(hook_it):
+            if hook_it:
+                with hooked(cb):
+                    results.append(sum(helper(i) for i in range(200)))
+            else:
+                results.append(sum(helper(i) for i in range(200)))
+        ts = [threading.Thread(target=work, args=(i % 2 == 0,)) for i in range(4)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        self.assertEqual(results, [39800] * 4)
+        hooked_ids = {t.ident for i, t in enumerate(ts) if i % 2 == 0}
+        self.assertEqual({ident for ident, _ in seen}, hooked_ids)
+
+    def test_save_and_restore_in_two_threads_leaves_nothing_installed(self):
+        """Each thread restores its own previous callback (None): interleaved
+        install/uninstall in two threads cannot leave one behind."""
+        first_in, second_in = threading.Event(), threading.Event()
+
+        def first():
+            previous = set_callback(Recorder())
+            first_in.set()
+            second_in.wait()
+            set_callback(previous)
+
+        def second():
+            first_in.wait()
+            previous = set_callback(Recorder())
+            second_in.set()
+            time.sleep(0.01)                    # first restores its callback meanwhile
+            set_callback(previous)
+        ts = [threading.Thread(target=first), threading.Thread(target=second)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        rec = Recorder()
+        self.assertIsNone(set_callback(rec))
+        add(1, 2)
+        self.assertIs(set_callback(None), rec)
 
 
 

@@ -1,24 +1,18 @@
-"""Shared checks for the Triton backend's tests; every kernel runs on the CPU.
-
-TRITON_INTERPRET must be set before triton is first imported, so it is set here, at
-conftest import, before any test module imports the backend: Triton's interpreter then
-runs the generated kernels on CPU tensors (with numpy), exactly as written.
+"""Shared checks for the Triton backend's tests; every kernel runs on the CPU: Triton's
+interpreter (TRITON_INTERPRET=1, set by tests/conftest.py) runs the generated kernels on
+CPU tensors (with numpy), exactly as written.
 """
 
 from __future__ import annotations
 
-import os
 import types
+from collections.abc import Callable
 
-os.environ.setdefault("TRITON_INTERPRET", "1")
-
-from collections.abc import Callable  # noqa: E402
-
-import pytest  # noqa: E402
-import torch  # noqa: E402
-from minidynamo.backends.triton import CompiledGraph, triton_backend  # noqa: E402
-from torch._prims_common import is_non_overlapping_and_dense_or_false  # noqa: E402
-from torch.utils import _pytree as pytree  # noqa: E402
+import pytest
+import torch
+from minidynamo.backends.triton import CompiledGraph, triton_backend
+from torch._prims_common import is_non_overlapping_and_dense_or_false
+from torch.utils import _pytree as pytree
 
 TOLERANCES = {
     torch.float32: {"rtol": 1e-5, "atol": 1e-5},

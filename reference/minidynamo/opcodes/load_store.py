@@ -7,6 +7,8 @@ only reason some loads have two registrations.
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from typing import TYPE_CHECKING
 
 from minidynamo.exc import unimplemented
@@ -167,3 +169,48 @@ def DELETE_ATTR(tx: InstructionTranslatorBase, inst: Instruction) -> None:
     if not isinstance(obj, UserDefinedObjectVariable):
         unimplemented(f"attribute deletion .{inst.argval} on {obj!r}")
     obj.delete_attr(tx, inst.argval)
+
+
+@handler("IMPORT_NAME")
+def IMPORT_NAME(tx: InstructionTranslatorBase, inst: Instruction) -> None:
+    """``import a.b`` / ``from . import c`` of a module imported already: the import
+    statement's value, found without running any import code."""
+    fromlist = tx.pop().as_python_constant()
+    level = tx.pop().as_python_constant()
+    name = inst.argval
+    if level:
+        package = tx.f_globals.get("__package__") or tx.f_globals.get("__name__", "")
+        name = importlib.util.resolve_name("." * level + name, package)
+    if name not in sys.modules:
+        unimplemented(f"import of {name!r}, not imported yet")
+    module = sys.modules[name] if fromlist else sys.modules[name.partition(".")[0]]
+    tx.push(tx.output.import_source_variable(tx, module))
+
+
+@handler("IMPORT_FROM")
+def IMPORT_FROM(tx: InstructionTranslatorBase, inst: Instruction) -> None:
+    tx.push(tx.stack[-1].var_getattr(tx, inst.argval))
+
+
+def load_super_attribute(tx: InstructionTranslatorBase, inst: Instruction) -> VariableTracker:
+    """``super().name``: the stack holds the `super` global, the class and the object."""
+    from minidynamo.variables.superclass import make_super
+
+    obj, cls = tx.pop(), tx.pop()
+    tx.pop()  # the `super` builtin itself
+    return make_super(tx, cls, obj).var_getattr(tx, inst.argval)
+
+
+@handler("LOAD_SUPER_ATTR", since=(3, 12), until=(3, 12))
+def LOAD_SUPER_ATTR_null_below(tx: InstructionTranslatorBase, inst: Instruction) -> None:
+    attr = load_super_attribute(tx, inst)
+    if inst.is_method:
+        tx.push(NullVariable())
+    tx.push(attr)
+
+
+@handler("LOAD_SUPER_ATTR", since=(3, 13))
+def LOAD_SUPER_ATTR_null_above(tx: InstructionTranslatorBase, inst: Instruction) -> None:
+    tx.push(load_super_attribute(tx, inst))
+    if inst.is_method:
+        tx.push(NullVariable())

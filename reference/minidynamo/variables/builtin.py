@@ -345,6 +345,16 @@ def _call_getattr(
     return obj.var_getattr(tx, attr)
 
 
+def _call_super(
+    tx: InstructionTranslatorBase,
+    cls: VariableTracker | None = None,
+    obj: VariableTracker | None = None,
+) -> VariableTracker:
+    from minidynamo.variables.superclass import make_super
+
+    return make_super(tx, cls, obj)
+
+
 def _call_setattr(
     tx: InstructionTranslatorBase,
     obj: VariableTracker,
@@ -626,6 +636,7 @@ BUILTIN_HANDLERS: dict[Callable, Callable[..., VariableTracker]] = {
     getattr: _call_getattr,
     hasattr: _call_hasattr,
     setattr: _call_setattr,
+    super: _call_super,
     functools.partial: _call_partial,
     bool: _call_bool,
     callable: _call_callable,

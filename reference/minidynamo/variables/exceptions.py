@@ -47,9 +47,9 @@ class ExceptionVariable(VariableTracker):
 
 # Builtin exception classes whose instances hold nothing but their arguments.
 _PLAIN_BUILTINS = frozenset(
-    {BaseException, Exception, ArithmeticError, AssertionError, IndexError, KeyError,
-     LookupError, NotImplementedError, OverflowError, RuntimeError, TypeError, ValueError,
-     ZeroDivisionError}
+    {BaseException, Exception, ArithmeticError, AssertionError, AttributeError, IndexError,
+     KeyError, LookupError, NotImplementedError, OverflowError, RuntimeError, TypeError,
+     ValueError, ZeroDivisionError}
 )  # fmt: skip
 
 

@@ -108,6 +108,10 @@ class BaseUserFunctionVariable(VariableTracker):
         return tx.inline_user_function_return(self, args, kwargs)
 
     def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
+        from minidynamo.variables.user_defined import UserDefinedClassVariable
+
+        if name == "__class__":
+            return UserDefinedClassVariable(types.FunctionType)
         if name != "__name__":
             unimplemented(f"function attribute {name!r}")
         return ConstantVariable(self.get_code().co_name)
@@ -170,11 +174,12 @@ class UserFunctionVariable(BaseUserFunctionVariable):
         return self.fn.__globals__
 
     def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
-        """Its names are constants; ``__defaults__``, ``__kwdefaults__`` and attributes
-        set on it (``fn.tag``) are read from the function, guarded through its source."""
+        """Its names and code are constants (the code is guarded); ``__defaults__``,
+        ``__kwdefaults__`` and attributes set on it (``fn.tag``) are read from the
+        function, guarded through its source."""
         from minidynamo.builder import VariableBuilder
 
-        if name in FUNCTION_NAME_ATTRIBUTES:
+        if name in FUNCTION_NAME_ATTRIBUTES or name == "__code__":
             return ConstantVariable(getattr(self.fn, name))
         if name in ("__defaults__", "__kwdefaults__") or name in self.fn.__dict__:
             source = None if self.source is None else AttrSource(self.source, name)
@@ -294,6 +299,18 @@ class UserMethodVariable(VariableTracker):
     def python_type(self) -> type:
         return types.MethodType
 
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        """``obj.name`` again, where that is how the method was found (a graph break
+        inside it leaves the bound method on the caller's stack)."""
+        fn = self.fn.as_python_constant() if self.fn.is_python_constant() else None
+        name = getattr(fn, "__name__", None)
+        owner = getattr(self.obj, "value", None)
+        if self.obj.source is None or name is None or getattr(type(owner), name, None) is not fn:
+            super().reconstruct(codegen)
+            return
+        codegen(self.obj)
+        codegen.load_attr(name)
+
     def call_function(
         self,
         tx: InstructionTranslatorBase,
@@ -335,6 +352,40 @@ class SkipFunctionVariable(VariableTracker):
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         unimplemented(self.reason, self.gb_id)
+
+
+class TypeQueryFunctionVariable(VariableTracker):
+    """A library function of an object's type only (`dataclasses.fields`): called on
+    the type at trace time."""
+
+    def __init__(self, fn: Callable, *, source: Source | None = None) -> None:
+        super().__init__(source=source)
+        self.fn = fn
+
+    def __repr__(self) -> str:
+        return f"TypeQueryFunctionVariable({self.fn.__qualname__})"
+
+    def as_python_constant(self) -> Any:
+        return self.fn
+
+    def call_function(
+        self,
+        tx: InstructionTranslatorBase,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        from minidynamo.builder import VariableBuilder
+        from minidynamo.variables.exceptions import raise_folded
+
+        if len(args) != 1 or kwargs:
+            unimplemented(f"{self.fn.__qualname__}() with {len(args)} arguments")
+        arg = args[0]
+        target = arg.as_python_constant() if arg.is_python_constant() else arg.python_type()
+        try:
+            result = self.fn(target)
+        except TypeError as e:  # `fields` of a class that is no dataclass
+            raise_folded(e)
+        return VariableBuilder(tx, None)(result)
 
 
 class FunctoolsPartialVariable(VariableTracker):

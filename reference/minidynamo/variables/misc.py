@@ -66,13 +66,15 @@ class CellVariable(VariableTracker):
         self.real_cell = real_cell
 
     def load(self, tx: InstructionTranslatorBase) -> VariableTracker:
-        if self._contents is None and self.real_cell is not None and self.source is not None:
+        if self._contents is None and self.real_cell is not None:
             from minidynamo.builder import VariableBuilder
 
             try:
                 value = self.real_cell.cell_contents
             except ValueError:
                 unimplemented("read of an empty closure cell")
+            # Without a source (the closure of a method found on a guarded class, as a
+            # decorator's `func`) the contents are taken as they are now, unguarded.
             self._contents = VariableBuilder(tx, self.source)(value)
         if self._contents is None:
             unimplemented("read of a closure variable before assignment")

@@ -20,6 +20,7 @@ from minidynamo.variables.user_defined import UserDefinedObjectVariable
 if TYPE_CHECKING:
     from minidynamo.symbolic_convert import InstructionTranslatorBase
 
+_REGISTRIES = ("_parameters", "_buffers", "_modules")
 _HOOK_DICTS = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks")
 _GLOBAL_HOOKS = (
     "_global_forward_hooks",
@@ -42,7 +43,7 @@ class NNModuleVariable(UserDefinedObjectVariable):
 
         if tx.output.side_effects.load_attr(self, name) is not None:
             return super().var_getattr(tx, name)  # stored by this trace: read it back
-        for registry in ("_parameters", "_buffers", "_modules"):
+        for registry in _REGISTRIES:
             entries = self.value.__dict__.get(registry, {})
             if name in entries:
                 source = None
@@ -50,6 +51,15 @@ class NNModuleVariable(UserDefinedObjectVariable):
                     source = GetItemSource(AttrSource(self.source, registry), name)
                 return VariableBuilder(tx, source)(entries[name])
         return super().var_getattr(tx, name)
+
+    def known_getattr(self) -> object:
+        """`nn.Module.__getattr__` only finds parameters, buffers and submodules."""
+        return torch.nn.Module.__getattr__
+
+    def has_attr(self, tx: InstructionTranslatorBase, name: str) -> bool:
+        if any(name in self.value.__dict__.get(r, {}) for r in _REGISTRIES):
+            return True
+        return super().has_attr(tx, name)
 
     def store_attr(self, tx: InstructionTranslatorBase, name: str, value: VariableTracker) -> None:
         """Replayed through `nn.Module.__setattr__`, which files a tensor, a parameter or

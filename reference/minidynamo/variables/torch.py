@@ -8,6 +8,7 @@ arguments are evaluated on the example values instead.
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +19,7 @@ from minidynamo.exc import unimplemented
 from minidynamo.trace_rules import Rule
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable, fold
+from minidynamo.variables.functions import UserFunctionVariable
 from minidynamo.variables.lists import SizeVariable
 from minidynamo.variables.tensor import TensorVariable
 
@@ -78,7 +80,7 @@ class TorchInGraphFunctionVariable(VariableTracker):
     ) -> VariableTracker:
         if trace_rules.lookup(self.fn) is Rule.CONSTANT_FOLD:
             if self.fn in trace_rules.TRACE_TIME_RESULTS:
-                return ConstantVariable(trace_rules.TRACE_TIME_RESULTS[self.fn])
+                return ConstantVariable.create(trace_rules.TRACE_TIME_RESULTS[self.fn])
             return self._evaluate_on_examples(args, kwargs)
         if self.fn in trace_rules.ASSERT_FUNCTIONS:
             return self._assert(args, kwargs)
@@ -92,6 +94,12 @@ class TorchInGraphFunctionVariable(VariableTracker):
         )
         if has_tensor or getattr(self.fn, "__name__", "") in TENSOR_FACTORIES:
             return tx.output.call(tx, "call_function", self.fn, args, kwargs)
+        if isinstance(self.fn, types.FunctionType) and trace_rules.in_modules(
+            self.fn.__module__, trace_rules.INLINE_WITHOUT_TENSORS
+        ):
+            # A Python helper on non-tensors (`F._none_or_dtype(mask)`): traced, as Dynamo
+            # inlines the modules of its MOD_INLINELIST.
+            return UserFunctionVariable(self.fn).call_function(tx, args, kwargs)
         unimplemented(f"call to {self.fn!r} without tensor arguments")
 
     def _assert(

@@ -17,13 +17,14 @@ from typing import TYPE_CHECKING, Any
 
 from minidynamo import graph_break_registry as gb
 from minidynamo.bytecode import create_dup_top, create_instruction, create_swap
-from minidynamo.exc import unimplemented
+from minidynamo.exc import ObservedException, unimplemented
 from minidynamo.side_effects import DELETED
 from minidynamo.source import AttrSource
 from minidynamo.trace_rules import is_namedtuple
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable
 from minidynamo.variables.descriptors import MethodDescriptorVariable, is_method_descriptor
+from minidynamo.variables.exceptions import raise_observed
 from minidynamo.variables.lists import NamedTupleVariable
 
 if TYPE_CHECKING:
@@ -44,9 +45,23 @@ def plain_class_problem(cls: type) -> str | None:
         if module is None or is_library_module(module):
             return f"base class {base.__qualname__} is not user code"
     for name, default in _OBJECT_SLOTS.items():
-        if inspect.getattr_static(cls, name, None) is not default:
+        custom = inspect.getattr_static(cls, name, None) is not default
+        if custom and (name not in _TRACED_SLOTS or user_slot(cls, name) is None):
             return f"custom {name}"
     return None
+
+
+# Slots whose Python versions are inlined on every attribute access of the object.
+_TRACED_SLOTS = ("__setattr__", "__getattribute__")
+
+
+def rebuild_object(cls: type, attributes: dict[str, object]) -> object:
+    """A new object of a class with its own ``__setattr__``, its attributes set as the
+    trace recorded them (what that ``__setattr__`` did is recorded too)."""
+    obj = object.__new__(cls)
+    for name, value in attributes.items():
+        object.__setattr__(obj, name, value)
+    return obj
 
 
 # `__del__` too: the empty object made while tracing must not run user code when freed.
@@ -57,6 +72,25 @@ _OBJECT_SLOTS = {
     "__delattr__": object.__delattr__,
     "__getattribute__": object.__getattribute__,
 }
+
+
+def user_slot(cls: type, name: str) -> types.FunctionType | None:
+    """The class's own Python `name` method (``__getattribute__``, ``__setattr__``,
+    ``__getattr__``) from user code, traced like any method; None if it has none."""
+    from minidynamo.trace_rules import is_library_file
+
+    fn = inspect.getattr_static(cls, name, None)
+    if isinstance(fn, types.FunctionType) and not is_library_file(fn.__code__.co_filename):
+        return fn
+    return None
+
+
+def inline_slot(
+    tx: InstructionTranslatorBase, fn: types.FunctionType, args: list[VariableTracker]
+) -> VariableTracker:
+    from minidynamo.variables.functions import UserFunctionVariable
+
+    return UserFunctionVariable(fn).call_function(tx, args, {})
 
 
 def wrap_class_attribute(
@@ -206,10 +240,20 @@ class UserDefinedObjectVariable(VariableTracker):
         if not self.is_new_object():
             super().reconstruct(codegen)
             return
+        attributes = codegen.output.side_effects.new_object_attributes(self)
+        if user_slot(type(self.value), "__setattr__") is not None:
+            codegen.load_installed("__import_rebuild_object", rebuild_object, push_null=True)
+            codegen(self.cls_vt)  # type: ignore[arg-type]
+            for name, value in attributes:
+                codegen.load_const(name)
+                codegen(value)
+            codegen.build(dict, len(attributes))
+            codegen.call(2)
+            return
         codegen.load_installed("__import_object_new", object.__new__, push_null=True)
         codegen(self.cls_vt)  # type: ignore[arg-type]
         codegen.call(1)
-        for name, value in codegen.output.side_effects.new_object_attributes(self):
+        for name, value in attributes:
             # obj -> obj, obj -> obj, obj, value -> obj, value, obj -> obj.name = value
             codegen.extend(create_dup_top())
             codegen(value)
@@ -229,6 +273,19 @@ class UserDefinedObjectVariable(VariableTracker):
         return True
 
     def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
+        """``obj.name``: through the class's own ``__getattribute__`` (inlined) if it has
+        one in Python, else the generic lookup."""
+        getattribute = user_slot(type(self.value), "__getattribute__")
+        if getattribute is not None:
+            return inline_slot(tx, getattribute, [self, ConstantVariable(name)])
+        return self.generic_getattr(tx, name)
+
+    def generic_getattr(
+        self, tx: InstructionTranslatorBase, name: str, *, observe_missing: bool = False
+    ) -> VariableTracker:
+        """``object.__getattribute__``, then the class's Python ``__getattr__``. A missing
+        attribute raises AttributeError in the traced program where `observe_missing`
+        (``super().__getattribute__``, `has_attr`), else breaks the graph."""
         from minidynamo.builder import VariableBuilder
 
         stored = tx.output.side_effects.load_attr(self, name)
@@ -240,20 +297,52 @@ class UserDefinedObjectVariable(VariableTracker):
         if self.cls_vt is not None and self.cls_vt.source is not None:
             # A new object's own attributes are all in SideEffects: this is its class's.
             source = AttrSource(self.cls_vt.source, name)
+        if name == "__class__":
+            return VariableBuilder(tx, source)(type(self.value))
+        if name == "__dict__" and not self.is_new_object():
+            return InstanceDictVariable(self)
         instance_dict = getattr(self.value, "__dict__", {})
         try:
             attr = inspect.getattr_static(self.value, name)
         except AttributeError:
-            unimplemented(f"{type(self.value).__qualname__} has no attribute {name!r}")
+            return self.missing_attribute(tx, name, observe_missing)
         if name in instance_dict and attr is instance_dict[name]:
             return VariableBuilder(tx, source)(attr)
+        if isinstance(attr, types.MemberDescriptorType) and not self.is_new_object():
+            try:  # a __slots__ value, read in C (dataclasses.Field.name)
+                value = attr.__get__(self.value, type(self.value))
+            except AttributeError:
+                return self.missing_attribute(tx, name, observe_missing)
+            return VariableBuilder(tx, source)(value)
         return wrap_class_attribute(tx, self, attr, source)
 
-    def has_attr(self, tx: InstructionTranslatorBase, name: str) -> bool:
-        """``hasattr(obj, name)``, without running user code. An instance attribute of an
-        input is guarded (``hasattr(L['p'], 'z')``); the class is already guarded."""
+    def known_getattr(self) -> object:
+        """The ``__getattr__`` whose answers `has_attr` already knows (none here)."""
+        return None
+
+    def missing_attribute(
+        self, tx: InstructionTranslatorBase, name: str, observe_missing: bool
+    ) -> VariableTracker:
         cls = type(self.value)
-        if inspect.getattr_static(cls, "__getattr__", None) is not None:
+        getattr_fn = user_slot(cls, "__getattr__")
+        if getattr_fn is not None and getattr_fn is not self.known_getattr():
+            return inline_slot(tx, getattr_fn, [self, ConstantVariable(name)])
+        if observe_missing:
+            raise_observed(AttributeError, f"{cls.__name__!r} object has no attribute {name!r}")
+        unimplemented(f"{cls.__qualname__} has no attribute {name!r}")
+
+    def has_attr(self, tx: InstructionTranslatorBase, name: str) -> bool:
+        """``hasattr(obj, name)``, without running user code, or through the class's
+        Python ``__getattribute__``/``__getattr__``, where an AttributeError means False.
+        An instance attribute of an input is guarded (``hasattr(L['p'], 'z')``); the
+        class is already guarded."""
+        cls = type(self.value)
+        getattr_fn = user_slot(cls, "__getattr__")
+        if user_slot(cls, "__getattribute__") is not None or (
+            getattr_fn is not None and getattr_fn is not self.known_getattr()
+        ):
+            return self.has_attr_by_lookup(tx, name)
+        if inspect.getattr_static(cls, "__getattr__", None) is not self.known_getattr():
             unimplemented(f"hasattr on {cls.__qualname__} (custom __getattr__)")
         if inspect.getattr_static(cls, "__getattribute__") is not object.__getattribute__:
             unimplemented(f"hasattr on {cls.__qualname__} (custom __getattribute__)")
@@ -276,10 +365,31 @@ class UserDefinedObjectVariable(VariableTracker):
         tx.output.guards.add_hasattr(self.source, name, present)
         return present
 
+    def has_attr_by_lookup(self, tx: InstructionTranslatorBase, name: str) -> bool:
+        try:
+            self.var_getattr(tx, name)
+        except ObservedException as e:
+            if not issubclass(e.exception.python_type(), AttributeError):
+                raise
+            return False
+        return True
+
     def store_attr(self, tx: InstructionTranslatorBase, name: str, value: VariableTracker) -> None:
-        """``obj.name = value``: a plain store (no setter, no custom ``__setattr__``)."""
+        """``obj.name = value``: the class's Python ``__setattr__`` inlined, if any."""
+        setattr_fn = user_slot(type(self.value), "__setattr__")
+        if setattr_fn is not None:
+            inline_slot(tx, setattr_fn, [self, ConstantVariable(name), value])
+            return
+        self.generic_store_attr(tx, name, value)
+
+    def generic_store_attr(
+        self, tx: InstructionTranslatorBase, name: str, value: VariableTracker
+    ) -> None:
+        """``object.__setattr__``: a plain store (no setter, no custom ``__setattr__``)."""
         cls = type(self.value)
-        if inspect.getattr_static(cls, "__setattr__") is not object.__setattr__:
+        if user_slot(cls, "__setattr__") is None and (
+            inspect.getattr_static(cls, "__setattr__") is not object.__setattr__
+        ):
             unimplemented(f"attribute assignment on {cls.__qualname__} (custom __setattr__)")
         attr = inspect.getattr_static(cls, name, None)
         if isinstance(attr, property) and isinstance(attr.fset, types.FunctionType):
@@ -350,3 +460,51 @@ class UserDefinedObjectVariable(VariableTracker):
     def unpack_var_sequence(self, tx: InstructionTranslatorBase) -> list[VariableTracker]:
         """Iteration runs the class's own ``__iter__`` (e.g. `nn.Sequential`)."""
         return self.call_method(tx, "__iter__", [], {}).unpack_var_sequence(tx)
+
+
+class InstanceDictVariable(VariableTracker):
+    """``obj.__dict__`` of an existing object, read by key only (``.get``, ``[]``,
+    ``in``): each read is the attribute read, or its absence, guarded as `has_attr` does."""
+
+    def __init__(self, obj: UserDefinedObjectVariable) -> None:
+        super().__init__()
+        self.obj = obj
+
+    def __repr__(self) -> str:
+        return f"InstanceDictVariable({self.obj!r})"
+
+    def python_type(self) -> type:
+        return dict
+
+    def _present(self, tx: InstructionTranslatorBase, key: VariableTracker) -> bool:
+        name = key.as_python_constant()
+        if self.obj.source is None or not isinstance(name, str):
+            unimplemented(f"__dict__[{name!r}] of {self.obj!r}")
+        stored = tx.output.side_effects.load_attr(self.obj, name)
+        if stored is not None:
+            return stored is not DELETED
+        present = name in vars(self.obj.value)
+        tx.output.guards.add_hasattr(self.obj.source, name, present)
+        return present
+
+    def method_get(
+        self,
+        tx: InstructionTranslatorBase,
+        key: VariableTracker,
+        default: VariableTracker | None = None,
+    ) -> VariableTracker:
+        if self._present(tx, key):
+            return self.obj.generic_getattr(tx, key.as_python_constant())
+        return default if default is not None else ConstantVariable(None)
+
+    def method_getitem(
+        self, tx: InstructionTranslatorBase, key: VariableTracker
+    ) -> VariableTracker:
+        if not self._present(tx, key):
+            raise_observed(KeyError, key.as_python_constant())
+        return self.obj.generic_getattr(tx, key.as_python_constant())
+
+    def method_contains(
+        self, tx: InstructionTranslatorBase, key: VariableTracker
+    ) -> VariableTracker:
+        return ConstantVariable(self._present(tx, key))
