@@ -4,7 +4,8 @@ The public API (docs/design.md "Module map"): `compile` returns a wrapper that i
 the frame hook while the function runs (seed: "@torch.compile only installs the
 scaffolding"); `reset` forgets compiled code; `disable` runs a function uncompiled;
 `config` holds the knobs and `set_logs` turns on the log channels; `explain` reports what
-one call captured; `mark_dynamic`, `maybe_mark_dynamic` and `mark_static` mark tensor
+one call captured; `graph_break`, `allow_in_graph` and `is_compiling` are the markers a
+program uses (decorators.py); `mark_dynamic`, `maybe_mark_dynamic` and `mark_static` mark tensor
 dims for the symbolic shapes policy.
 """
 
@@ -17,6 +18,7 @@ from typing import Any
 import torch
 
 from minidynamo import config, structured_trace, versions
+from minidynamo.decorators import allow_in_graph, graph_break, is_compiling
 from minidynamo.logs import set_logs
 from minidynamo.shapes import mark_dynamic, mark_static, maybe_mark_dynamic
 
@@ -25,10 +27,13 @@ structured_trace.enable_from_environment()
 
 __all__ = [
     "OptimizedModule",
+    "allow_in_graph",
     "compile",
     "config",
     "disable",
     "explain",
+    "graph_break",
+    "is_compiling",
     "mark_dynamic",
     "mark_static",
     "maybe_mark_dynamic",

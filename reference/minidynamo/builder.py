@@ -227,6 +227,11 @@ class VariableBuilder:
         if getattr(value, "_minidynamo_disabled", False):
             reason = "call of a function wrapped by minidynamo.disable"
             return SkipFunctionVariable(value, reason, gb.DISABLED_FUNCTION)
+        break_id = trace_rules.explicit_break(value)
+        if break_id is not None:
+            self.guard_identity(value)
+            reason = f"user-inserted graph break ({value.__qualname__}())"
+            return SkipFunctionVariable(value, reason, break_id)
         if value in trace_rules.TYPE_QUERY_FUNCTIONS:
             self.guard_identity(value)
             return TypeQueryFunctionVariable(value, source=self.source)

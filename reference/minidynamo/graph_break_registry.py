@@ -112,6 +112,14 @@ _TYPES = [
         "Define the class outside the compiled function.",
         "GB8977",
     ),
+    GraphBreakType(
+        "GB0014",
+        "user graph break",
+        "The program called minidynamo.graph_break() (or torch._dynamo.graph_break()): the "
+        "graph ends there and the rest of the frame runs in a resume function.",
+        "Remove the graph_break() call.",
+        "GB0025",
+    ),
 ]
 
 REGISTRY: dict[str, GraphBreakType] = {gb.gb_id: gb for gb in _TYPES}
@@ -129,3 +137,4 @@ DISABLED_FUNCTION = "GB0010"
 DYNAMIC_SHAPE = "GB0011"
 OBSERVED_EXCEPTION = "GB0012"
 CLASS_DEFINITION = "GB0013"
+USER_GRAPH_BREAK = "GB0014"

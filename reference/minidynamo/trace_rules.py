@@ -32,6 +32,8 @@ import torch.fx._symbolic_trace
 import torch.onnx
 
 import minidynamo
+from minidynamo import decorators
+from minidynamo import graph_break_registry as gb
 from minidynamo.polyfills import builtins as builtins_polyfills
 from minidynamo.polyfills import functools as functools_polyfills
 from minidynamo.polyfills import itertools as itertools_polyfills
@@ -50,6 +52,7 @@ class Rule(enum.Enum):
 # (2) Constant-fold. Queries whose answer inside a compiled region is fixed: what the
 # tracer answers while tracing, as Dynamo (`is_compiling` is True in compiled code).
 TRACE_TIME_RESULTS: dict[Callable, object] = {
+    decorators.is_compiling: True,
     torch.compiler.is_compiling: True,
     torch.compiler.is_dynamo_compiling: True,
     torch.jit.is_scripting: False,
@@ -99,6 +102,30 @@ CONSTANT_FOLD_FUNCTIONS: frozenset[Callable] = frozenset(
 
 # Assertions: with a condition known at trace time they vanish (or raise, as eager).
 ASSERT_FUNCTIONS: frozenset[Callable] = frozenset({torch._assert, torch._check})
+
+# Skip, with the reason the user asked for: explicit graph breaks. torch's own
+# marker (torch._dynamo.graph_break) is named, not imported: we never import torch._dynamo.
+EXPLICIT_BREAKS: dict[Callable, str] = {decorators.graph_break: gb.USER_GRAPH_BREAK}
+EXPLICIT_BREAKS_BY_NAME: dict[tuple[str, str], str] = {
+    ("torch._dynamo.decorators", "graph_break"): gb.USER_GRAPH_BREAK,
+}
+
+# In graph, by the user's choice (`minidynamo.allow_in_graph`); kept by id, as a
+# callable need not be hashable or weakly referenceable.
+_ALLOWED_IN_GRAPH: dict[int, Callable] = {}
+
+
+def allow_in_graph(fn: Callable) -> None:
+    _ALLOWED_IN_GRAPH[id(fn)] = fn
+
+
+def explicit_break(fn: object) -> str | None:
+    """The graph-break id of a graph_break() marker, or None for any other callable."""
+    if _row(EXPLICIT_BREAKS, fn):
+        return EXPLICIT_BREAKS[fn]
+    name = (getattr(fn, "__module__", None), getattr(fn, "__qualname__", None))
+    return EXPLICIT_BREAKS_BY_NAME.get(name)  # type: ignore[arg-type]
+
 
 # (3) Inline. Library modules whose Python functions are traced like user code (as
 # Dynamo's MOD_INLINELIST): our polyfills, and torch's pure-Python layers.
@@ -165,6 +192,8 @@ def _row(table: dict | frozenset, fn: object) -> bool:
 
 def lookup(fn: object) -> Rule:
     """The rule for calling `fn` (a function, builtin or class) during a trace."""
+    if _ALLOWED_IN_GRAPH.get(id(fn)) is fn:
+        return Rule.IN_GRAPH
     if _row(POLYFILLS, fn):
         return Rule.POLYFILL
     if _row(TRACE_TIME_RESULTS, fn) or _row(CONSTANT_FOLD_FUNCTIONS, fn):
