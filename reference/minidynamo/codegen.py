@@ -133,9 +133,7 @@ class PyCodegen:
         """A builtin by its name (``LOAD_GLOBAL print``) unless a global shadows it."""
         name = fn.__name__
         if name in self.output.root_globals or getattr(builtins, name, None) is not fn:
-            qualified = f"{fn.__module__}.{fn.__qualname__}"
-            name = "__import_" + qualified.replace(".", "_dot_")
-            self.output.install_global(name, fn)
+            name = self.output.install_import(fn, f"{fn.__module__}.{fn.__qualname__}")
         self.load_global(name)
 
     def load_global(self, name: str) -> None:
@@ -159,10 +157,7 @@ class PyCodegen:
 
     def load_import(self, obj: Any) -> None:
         """Load `obj`, installed as a global named after it (``__import_torch_dot_...``)."""
-        qualified = f"{obj.__module__}.{obj.__qualname__}"
-        name = "__import_" + qualified.replace(".", "_dot_")
-        self.output.install_global(name, obj)
-        self.load_global(name)
+        self.load_global(self.output.install_import(obj, f"{obj.__module__}.{obj.__qualname__}"))
 
     def load_callable(self, obj: Any) -> None:
         """Load `obj` as `load_import` does, ready for `call`."""

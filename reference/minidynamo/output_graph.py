@@ -100,9 +100,14 @@ class OutputGraph:
         from minidynamo.builder import VariableBuilder
         from minidynamo.source import GlobalSource
 
-        alias = "__import_" + module.__name__.replace(".", "_dot_")
-        self.install_global(alias, module)
+        alias = self.install_import(module, module.__name__)
         return VariableBuilder(tx, GlobalSource(alias))(module)
+
+    def install_import(self, value: Any, qualified: str) -> str:
+        """`value` installed as the global ``__import_<qualified name>``; that name."""
+        name = "__import_" + qualified.replace(".", "_dot_")
+        self.install_global(name, value)
+        return name
 
     def install_global(self, name: str, value: Any) -> None:
         """`name` will be set in the frame's globals when the compiled code is installed."""

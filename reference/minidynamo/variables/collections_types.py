@@ -21,10 +21,6 @@ if TYPE_CHECKING:
     from torch._guards import Source
 
 
-def _load_class(codegen: PyCodegen, cls: type) -> None:
-    codegen.load_installed(f"__import_collections_dot_{cls.__name__}", cls, push_null=True)
-
-
 class DequeVariable(ListVariable):
     """A `collections.deque`: a list that also grows and shrinks on the left, bounded
     by `maxlen` (items fall off the other end)."""
@@ -51,7 +47,7 @@ class DequeVariable(ListVariable):
         return DequeVariable(items, maxlen=self.maxlen)
 
     def reconstruct_contents(self, codegen: PyCodegen) -> None:
-        _load_class(codegen, collections.deque)
+        codegen.load_callable(collections.deque)
         for item in self.items:
             codegen(item)
         codegen.build(list, len(self.items))
@@ -129,7 +125,7 @@ class OrderedDictVariable(ConstDictVariable):
         return collections.OrderedDict(super().as_python_constant())
 
     def reconstruct_contents(self, codegen: PyCodegen) -> None:
-        _load_class(codegen, collections.OrderedDict)
+        codegen.load_callable(collections.OrderedDict)
         super().reconstruct_contents(codegen)
         codegen.call(1)
 
@@ -174,7 +170,7 @@ class DefaultDictVariable(ConstDictVariable):
         return collections.defaultdict(factory, super().as_python_constant())
 
     def reconstruct_contents(self, codegen: PyCodegen) -> None:
-        _load_class(codegen, collections.defaultdict)
+        codegen.load_callable(collections.defaultdict)
         codegen(self.default_factory)
         super().reconstruct_contents(codegen)
         codegen.call(2)

@@ -149,8 +149,7 @@ def globals_source(tx: InstructionTranslatorBase, f_globals: dict) -> Any:
         return lambda name: None
     if trace_rules.in_modules(module.__name__, trace_rules.FIXED_GLOBALS_MODULES):
         return lambda name: None
-    alias = "__import_" + module.__name__.replace(".", "_dot_")
-    tx.output.install_global(alias, module)
+    alias = tx.output.install_import(module, module.__name__)
     return lambda name: AttrSource(GlobalSource(alias), name)
 
 
@@ -445,7 +444,7 @@ class FunctoolsPartialVariable(VariableTracker):
         if self.source is not None:
             self.source.reconstruct(codegen)
             return
-        codegen.load_installed("__import_functools_dot_partial", functools.partial, push_null=True)
+        codegen.load_callable(functools.partial)
         codegen(self.fn)
         for arg in self.args:
             codegen(arg)

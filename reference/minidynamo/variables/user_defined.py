@@ -160,8 +160,7 @@ class UserDefinedClassVariable(VariableTracker):
         if self.value.__module__ == "builtins":
             codegen.load_builtin(self.value)
             return
-        qualified = f"{self.value.__module__}.{self.value.__qualname__}"
-        codegen.load_installed("__import_" + qualified.replace(".", "_dot_"), self.value)
+        codegen.load_import(self.value)
 
     def call_function(
         self,
