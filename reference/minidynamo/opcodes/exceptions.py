@@ -54,8 +54,13 @@ def RAISE_VARARGS(tx: InstructionTranslatorBase, inst: Instruction) -> None:
         if not tx.handled_exceptions:
             unimplemented("bare raise outside an except clause")
         raise ObservedException(tx.handled_exceptions[-1])
-    if inst.argval == 2:
-        unimplemented("raise ... from ... (exception chaining is not modelled)")
+    if inst.argval == 2:  # raise exc from cause
+        cause = tx.pop()
+        exc = as_exception(tx, tx.pop())
+        if not (cause.is_python_constant() and cause.as_python_constant() is None):
+            cause = as_exception(tx, cause)
+        exc.cause = cause  # type: ignore[attr-defined]
+        raise ObservedException(exc)
     raise ObservedException(as_exception(tx, tx.pop()))
 
 

@@ -26,6 +26,7 @@ from minidynamo.variables.base import NotConstant, VariableTracker
 from minidynamo.variables.constant import ConstantVariable, fold
 from minidynamo.variables.descriptors import MethodDescriptorVariable, is_method_descriptor
 from minidynamo.variables.dicts import ConstDictVariable, SetVariable, constant_key
+from minidynamo.variables.exceptions import raise_observed
 from minidynamo.variables.lists import (
     BaseListVariable,
     IteratorVariable,
@@ -460,12 +461,16 @@ def _call_iter(tx: InstructionTranslatorBase, obj: VariableTracker) -> VariableT
     return ListIteratorVariable(_iterate(tx, obj))
 
 
-def _call_next(tx: InstructionTranslatorBase, it: VariableTracker) -> VariableTracker:
+def _call_next(
+    tx: InstructionTranslatorBase, it: VariableTracker, default: VariableTracker | None = None
+) -> VariableTracker:
     if not isinstance(it, IteratorVariable):
         unimplemented(f"next() of {it!r}")
     item = it.next_variable()
     if item is None:
-        unimplemented("next() raises StopIteration")
+        if default is None:
+            raise_observed(StopIteration)
+        return default
     return item
 
 
