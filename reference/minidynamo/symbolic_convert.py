@@ -43,7 +43,7 @@ from minidynamo.opcodes.exceptions import Block
 from minidynamo.side_effects import DELETED
 from minidynamo.source import GlobalSource, LocalSource
 from minidynamo.variables.base import VariableTracker
-from minidynamo.variables.constant import ConstantVariable
+from minidynamo.variables.constant import ConstantVariable, is_constant_none
 from minidynamo.variables.ctx_manager import WithExitFunctionVariable, set_grad_enabled
 from minidynamo.variables.exceptions import raise_observed
 from minidynamo.variables.functions import globals_source
@@ -540,6 +540,8 @@ def _is_unchanged_local(name: str, value: Any) -> bool:
 class InliningInstructionTranslator(InstructionTranslatorBase):
     """Runs a called user function in the caller's graph (seed: inlining)."""
 
+    symbolic_result: VariableTracker | None = None  # what it returned, once done
+
     @classmethod
     def inline_call(
         cls,
@@ -603,8 +605,7 @@ class InliningGeneratorTranslator(InliningInstructionTranslator):
             if thrown is not None:
                 raise thrown
             return None
-        sends_none = sent is None or sent.is_python_constant() and sent.as_python_constant() is None
-        if not sends_none:
+        if sent is not None and not is_constant_none(sent):
             if self.paused_at is None:
                 raise_observed(TypeError, "can't send non-None value to a just-started generator")
             self.stack[-1] = sent  # type: ignore[assignment]

@@ -205,13 +205,13 @@ def send(
     (None, its return value)."""
     if isinstance(receiver, GeneratorVariable):
         item = receiver.tx.resume(sent=value)
-        result = getattr(receiver.tx, "symbolic_result", None)
+        result = receiver.returned()
     elif isinstance(receiver, IteratorVariable):
-        item, result = receiver.next_variable(), None
+        item, result = receiver.next_variable(), ConstantVariable(None)
     else:
         unimplemented(f"yield from {receiver!r}")
     tx.delegating = item is not None  # type: ignore[attr-defined]
-    return item, result or ConstantVariable(None)
+    return item, result
 
 
 @handler("SEND", since=(3, 11), until=(3, 11))

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from minidynamo.exc import ObservedException, unimplemented
 from minidynamo.opcodes import handler
-from minidynamo.variables.constant import ConstantVariable
+from minidynamo.variables.constant import ConstantVariable, is_constant_none
 from minidynamo.variables.exceptions import ExceptionVariable
 from minidynamo.variables.user_defined import UserDefinedClassVariable
 
@@ -57,7 +57,7 @@ def RAISE_VARARGS(tx: InstructionTranslatorBase, inst: Instruction) -> None:
     if inst.argval == 2:  # raise exc from cause
         cause = tx.pop()
         exc = as_exception(tx, tx.pop())
-        if not (cause.is_python_constant() and cause.as_python_constant() is None):
+        if not is_constant_none(cause):
             cause = as_exception(tx, cause)
         exc.cause = cause  # type: ignore[attr-defined]
         raise ObservedException(exc)

@@ -23,7 +23,7 @@ from minidynamo import trace_rules
 from minidynamo.exc import unimplemented
 from minidynamo.source import AttrSource
 from minidynamo.variables.base import NotConstant, VariableTracker
-from minidynamo.variables.constant import ConstantVariable, fold
+from minidynamo.variables.constant import ConstantVariable, fold, is_constant_none
 from minidynamo.variables.descriptors import MethodDescriptorVariable, is_method_descriptor
 from minidynamo.variables.dicts import ConstDictVariable, SetVariable, constant_key
 from minidynamo.variables.exceptions import raise_observed
@@ -552,7 +552,7 @@ def _call_filter(
     """The items whose ``fn(item)`` (or the item itself, for ``filter(None, ...)``) is true."""
 
     def keep(item: VariableTracker) -> bool:
-        if fn.is_python_constant() and fn.as_python_constant() is None:
+        if is_constant_none(fn):
             return item.bool_value()
         return fn.call_function(tx, [item], {}).bool_value()
 

@@ -138,13 +138,16 @@ class GeneratorVariable(IteratorVariable):
     def next_variable(self) -> VariableTracker | None:
         return self.tx.resume()
 
+    def returned(self) -> VariableTracker:
+        """What the body returned (None until it has)."""
+        return self.tx.symbolic_result or ConstantVariable(None)
+
     def finished(self, item: VariableTracker | None) -> VariableTracker:
         """`item`, or StopIteration carrying the body's return value once it has returned."""
         if item is None:
             from minidynamo.variables.exceptions import ExceptionVariable
 
-            result = getattr(self.tx, "symbolic_result", None) or ConstantVariable(None)
-            raise ObservedException(ExceptionVariable(StopIteration, [result]))
+            raise ObservedException(ExceptionVariable(StopIteration, [self.returned()]))
         return item
 
     def method_next(self, tx: InstructionTranslatorBase) -> VariableTracker:
