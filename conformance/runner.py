@@ -7,6 +7,7 @@ arguments (they may be mutated) and the case module's data globals (check 1 of i
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import copy
 import dataclasses
@@ -101,7 +102,13 @@ def snapshot(value: Any, _seen: dict[int, Any] | None = None) -> Any:
         return type(value)(items) if not isinstance(value, torch.Size) else value
     if isinstance(value, dict):
         seen[id(value)] = "<cycle>"
-        return type(value)((k, snapshot(v, seen)) for k, v in value.items())
+        items = {k: snapshot(v, seen) for k, v in value.items()}
+        if type(value) in (dict, collections.OrderedDict):
+            return type(value)(items)
+        # A dict subclass (a ModelOutput): its items, and attributes, whatever its
+        # constructor takes.
+        attributes = {k: snapshot(v, seen) for k, v in getattr(value, "__dict__", {}).items()}
+        return ObjectSnapshot(type(value), {"items": items, "attributes": attributes})
     if isinstance(value, torch.nn.Module):
         state = {k: snapshot(v, seen) for k, v in value.state_dict().items()}
         return ObjectSnapshot(type(value), {"training": value.training, **state})

@@ -4,8 +4,11 @@ configs with their own `__getattribute__`, `__getattr__` that raises AttributeEr
 `super()`, dataclass outputs with a custom `__setattr__`, and torch's trace-time queries.
 """
 
+import collections
+import collections.abc
 import dataclasses
 import functools
+import inspect
 
 import torch
 from torch import nn
@@ -200,3 +203,203 @@ def import_in_function(x):
     import torch.nn.functional as F  # noqa: F401
 
     return torch.sin(x) * math.pi
+
+
+@dataclasses.dataclass
+class DictOutput(collections.OrderedDict):
+    """Hugging Face's ``ModelOutput`` in small: an OrderedDict subclass and a dataclass
+    whose fields are mirrored as items; indexing by name or position, ``to_tuple``."""
+
+    logits: torch.Tensor = None
+    hidden: torch.Tensor = None
+
+    def __post_init__(self):
+        for field in dataclasses.fields(self):
+            value = self.__dict__.get(field.name)
+            if value is not None:
+                self[field.name] = value
+
+    def __setattr__(self, name, value):
+        if name in {f.name for f in dataclasses.fields(self)} and value is not None:
+            super().__setitem__(name, value)
+        super().__setattr__(name, value)
+
+    def __setitem__(self, key, value):
+        super().__setitem__(key, value)
+        super().__setattr__(key, value)
+
+    def __getitem__(self, key):
+        if isinstance(key, str):
+            return dict(self.items())[key]
+        return self.to_tuple()[key]
+
+    def to_tuple(self):
+        return tuple(self[k] for k in self.keys())
+
+
+@case(
+    tags=["real-models", "containers", "fullgraph"],
+    calls=[Call(T(3))],
+    options={"fullgraph": True},
+    expect=Expect(frames=1, graphs=1, ops=[["mul", "add", "add", "sub"]]),
+)
+def dict_subclass_output(x):
+    """A ``ModelOutput``-style dict subclass made in the trace: its items and attributes
+    are set through ``super().__setitem__``/``__setattr__``, read back by name, position
+    and attribute, and the returned object is rebuilt with eager's items and fields."""
+    out = DictOutput(logits=x * 2)
+    out.hidden = out[0] + 1
+    y = out["logits"] + out.hidden
+    return out, y - len(out), list(out.keys())
+
+
+class Pair(collections.abc.Sequence):
+    """A class whose iteration and ``in`` come from the ``Sequence`` ABC's mixins."""
+
+    def __init__(self, a, b):
+        self.items = [a, b]
+
+    def __getitem__(self, i):
+        return self.items[i]
+
+    def __len__(self):
+        return 2
+
+
+@case(
+    tags=["real-models", "containers", "fullgraph"],
+    calls=[Call(T(3))],
+    options={"fullgraph": True},
+    expect=Expect(frames=1, graphs=1, ops=[["mul", "add", "add"]]),
+)
+def abc_sequence_subclass(x):
+    """``collections.abc`` classes are traced: ``Sequence.__iter__`` and
+    ``__contains__`` run the subclass's ``__getitem__``."""
+    pair = Pair(x, x * 2)
+    total = x
+    for item in pair:
+        total = total + item
+    return total, x in pair, len(pair)
+
+
+class Chunked(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(3, 3)
+
+    def chunk(self, hidden):
+        return self.lin(hidden)
+
+    def forward(self, x):
+        n_args = len(inspect.signature(self.chunk).parameters)
+        names = list(inspect.signature(self.chunk).parameters)
+        return self.chunk(x) * n_args, names
+
+
+@case(
+    tags=["real-models", "stdlib", "fullgraph"],
+    calls=[Call(T(2, 3))],
+    options={"fullgraph": True},
+    factory=True,
+    expect=Expect(frames=1, graphs=1),
+)
+def inspect_signature_of_method():
+    """``inspect.signature`` of a bound method (as transformers'
+    ``apply_chunking_to_forward``): answered at trace time from the function."""
+    return Chunked()
+
+
+class Stack(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Linear(3, 3) for _ in range(3)])
+        self.depth = 2
+
+    def forward(self, x):
+        for layer in self.layers[: self.depth]:
+            x = layer(x)
+        return x
+
+
+@case(
+    tags=["real-models", "nn-module", "fullgraph"],
+    calls=[Call(T(2, 3))],
+    options={"fullgraph": True},
+    factory=True,
+    expect=Expect(frames=1, graphs=1),
+)
+def module_list_slice():
+    """``self.layers[:n]`` of a ModuleList (Llama's decoder loop) is a new ModuleList
+    of the same layers; its construction logs API usage in the graph, as Dynamo's."""
+    return Stack()
+
+
+class Rotary(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("freq", torch.arange(3.0))
+
+    @torch.no_grad()
+    def forward(self, x):
+        return x * self.freq, torch.is_grad_enabled()
+
+
+@case(
+    tags=["real-models", "context-managers", "fullgraph"],
+    calls=[Call(T(3))],
+    options={"fullgraph": True},
+    expect=Expect(frames=1, graphs=1),
+)
+def no_grad_decorated_method(x):
+    """A method decorated with ``@torch.no_grad()`` (Llama's rotary embedding): the
+    decorator's wrapper makes a fresh manager per call (``ctx.clone()``)."""
+    return ROTARY(x)
+
+
+ROTARY = Rotary()
+
+
+def scale(x, k):
+    acc = 0
+    acc += x * k
+    return acc
+
+
+@case(
+    tags=["real-models", "arithmetic", "fullgraph"],
+    calls=[Call(T(3), 2)],
+    options={"fullgraph": True},
+    expect=Expect(frames=1, graphs=1, ops=[["mul", "add", "add"]]),
+)
+def number_plus_equals_tensor(x, k):
+    """``acc = 0; acc += tensor`` (T5's position buckets): an int has no in-place add,
+    so Python computes ``0 + tensor``; the graph holds a plain add."""
+    return scale(x, k) + scale.__class__.__name__.count("f")
+
+
+@case(
+    tags=["real-models", "torch-api", "fullgraph"],
+    calls=[Call(T(3))],
+    options={"fullgraph": True},
+    expect=Expect(frames=1, graphs=1),
+)
+def api_usage_logging(x):
+    """``torch._C._log_api_usage_once`` (torchvision's ops call it) is a graph node, as
+    in Dynamo: the graph repeats the effect on every call."""
+    torch._C._log_api_usage_once("conformance.api_usage_logging")
+    return x + 1
+
+
+ATTENTION = nn.MultiheadAttention(4, 2, batch_first=True).eval()
+
+
+@case(
+    tags=["real-models", "nn-module"],
+    calls=[Call(T(1, 3, 4))],
+    expect=Expect(frames=1, graphs=1),
+)
+def attention_takes_composite_path(x):
+    """``nn.MultiheadAttention`` without grad takes its composite path (the ops of
+    ``F.multi_head_attention_forward``), as under Dynamo, not the fused fast path."""
+    with torch.no_grad():
+        return ATTENTION(x, x, x)[0]

@@ -5,6 +5,7 @@ to wrapper). Also `wrap_fx_proxy`: the result of a graph node -> a VariableTrack
 
 from __future__ import annotations
 
+import collections
 import functools
 import operator
 import os
@@ -28,9 +29,10 @@ from minidynamo.source import (
 from minidynamo.trace_rules import Rule, is_namedtuple
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.builtin import BUILTIN_HANDLERS, PURE_BUILTINS, BuiltinVariable
+from minidynamo.variables.collections_types import OrderedDictVariable
 from minidynamo.variables.constant import ConstantVariable, is_constant_value
 from minidynamo.variables.ctx_manager import GRAD_MODE_CLASSES, GradModeClassVariable
-from minidynamo.variables.dicts import ConstDictVariable, SetVariable
+from minidynamo.variables.dicts import ConstDictVariable, MappingProxyVariable, SetVariable
 from minidynamo.variables.functions import (
     FunctoolsPartialVariable,
     PolyfilledFunctionVariable,
@@ -89,7 +91,7 @@ class VariableBuilder:
     def __call__(self, value: object) -> VariableTracker:
         if is_constant_value(value) and not isinstance(value, (tuple, list)):
             return self.wrap_constant(value)
-        if type(value) in (list, dict, set) and self.guards is not None:
+        if type(value) in (list, dict, collections.OrderedDict, set) and self.guards is not None:
             return self.wrap_mutable(value)
         for types_, wrapper in _WRAPPERS:
             if isinstance(value, types_):
@@ -188,7 +190,13 @@ class VariableBuilder:
         return NamedTupleVariable(items, type(value), source=self.source)
 
     def wrap_dict(self, value: dict) -> VariableTracker:
-        if type(value) is not dict or not all(is_constant_value(key) for key in value):
+        kinds = {
+            dict: ConstDictVariable,
+            collections.OrderedDict: OrderedDictVariable,
+            types.MappingProxyType: MappingProxyVariable,
+        }
+        kind = kinds.get(type(value))
+        if kind is None or not all(is_constant_value(key) for key in value):
             return self.wrap_object(value)
         if self.guards is not None:
             self.guards.add_dict_keys(self.source, value)
@@ -196,7 +204,7 @@ class VariableBuilder:
             key: self.child(lambda s, k=key: GetItemSource(s, k))(item)
             for key, item in value.items()
         }
-        return ConstDictVariable(items, source=self.source)
+        return kind(items, source=self.source)
 
     def wrap_set(self, value: set | frozenset) -> VariableTracker:
         if not is_constant_value(list(value)):
@@ -270,6 +278,12 @@ class VariableBuilder:
         return TorchInGraphFunctionVariable(value, source=self.source)
 
     def wrap_method(self, value: types.MethodType) -> VariableTracker:
+        manager = type(value.__self__)
+        if GRAD_MODE_CLASSES.get(manager) is not None and value.__func__ is manager.clone:
+            # `@torch.no_grad()` makes a fresh manager per call with `ctx.clone`: the class.
+            if self.guards is not None:
+                self.guards.add_type_match(AttrSource(self.source, "__self__"), value.__self__)
+            return GradModeClassVariable(manager)
         fn = self.child(lambda s: AttrSource(s, "__func__"))(value.__func__)
         obj = self.child(lambda s: AttrSource(s, "__self__"))(value.__self__)
         if not isinstance(fn, UserFunctionVariable):
@@ -320,7 +334,7 @@ _WRAPPERS: list[
     (torch.Tensor, VariableBuilder.wrap_tensor),
     (torch.Size, VariableBuilder.wrap_size),
     ((tuple, list), VariableBuilder.wrap_sequence),
-    (dict, VariableBuilder.wrap_dict),
+    ((dict, types.MappingProxyType), VariableBuilder.wrap_dict),
     ((set, frozenset), VariableBuilder.wrap_set),
     (torch.nn.Module, VariableBuilder.wrap_module),
     (functools.partial, VariableBuilder.wrap_partial),

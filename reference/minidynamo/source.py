@@ -70,6 +70,12 @@ class GetItemSource(ChainedSource):
 
     index: Any
 
+    def __hash__(self) -> int:  # a slice is unhashable before Python 3.12
+        index = self.index
+        if isinstance(index, slice):
+            index = (slice, index.start, index.stop, index.step)
+        return hash((self.base, index))
+
     @property
     def _name_template(self) -> str:
         return "{0}[" + _escape(repr(self.index)) + "]"

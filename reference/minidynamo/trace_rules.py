@@ -57,15 +57,22 @@ TRACE_TIME_RESULTS: dict[Callable, object] = {
     torch.compiler.is_dynamo_compiling: True,
     torch.jit.is_scripting: False,
     torch.jit.is_tracing: False,
+    torch._utils.is_compiling: True,
     torch.fx._symbolic_trace.is_fx_tracing: False,
+    torch.fx._symbolic_trace.is_fx_symbolic_tracing: False,
+    # As Dynamo answers: nn.MultiheadAttention then takes its composite path (the ops a
+    # backend can see) instead of the fused fast-path kernel.
+    torch.nn.modules.activation._is_make_fx_tracing: True,
     torch.onnx.is_in_onnx_export: False,
     torch.compiler.is_exporting: False,
     # No user dispatch mode is active in the graph (the fake mode is the tracer's own).
     torch.utils._python_dispatch._get_current_dispatch_mode_stack: [],
     torch._C._get_tracing_state: None,
-    # Called for its effect outside the graph only (usage logging).
-    torch._C._log_api_usage_once: None,
 }
+
+# In graph without tensor arguments: torch functions called for their effect, which the
+# graph repeats on every call as Dynamo's does (API usage logging).
+EFFECT_NODES: frozenset[Callable] = frozenset({torch._C._log_api_usage_once})
 
 # Functions that make a class from constants (`namedtuple("P", "a b")` in the traced
 # function): called now; the class is then traced like any user class.
@@ -130,6 +137,8 @@ def explicit_break(fn: object) -> str | None:
 # (3) Inline. Library modules whose Python functions are traced like user code (as
 # Dynamo's MOD_INLINELIST): our polyfills, and torch's pure-Python layers.
 INLINE_MODULES: tuple[str, ...] = (
+    "_collections_abc",
+    "collections.abc",  # the same classes: `__module__` names the public module
     "contextlib",
     "minidynamo.polyfills",
     "torch.distributions",
@@ -268,8 +277,9 @@ def is_library_file(filename: str) -> bool:
 
 
 # Library functions whose answer for an object depends on its type only: evaluated at
-# trace time on the type (the type is guarded where the object is an input).
-TYPE_QUERY_FUNCTIONS = frozenset({dataclasses.fields, dataclasses.is_dataclass})
+# trace time on the type (the type is guarded where the object is an input); and
+# `inspect.signature`, whose answer depends on a function's code and defaults only.
+TYPE_QUERY_FUNCTIONS = frozenset({dataclasses.fields, dataclasses.is_dataclass, inspect.signature})
 
 
 def is_library_module(module: types.ModuleType) -> bool:

@@ -11,22 +11,6 @@ import torch
 import torch._dynamo
 from model_zoo import MODELS, CountingBackend, build, outputs
 
-# Where the graphs still differ from torch.compile's, and why (a strict xfail: it fails
-# once they agree, so the entry is removed with the fix).
-PARITY_DIFFERS = {
-    "vit_b_16": "nn.MultiheadAttention: Dynamo 2.14 traces F.multi_head_attention_forward "
-    "into its ops; minidynamo records it as one call",
-    "efficientnet_b0": "Dynamo counts the ops of inlined torchvision.ops helpers that "
-    "minidynamo folds (stochastic_depth's checks in eval mode)",
-    "convnext_tiny": "as efficientnet_b0: stochastic_depth and LayerNorm2d's permutes",
-    "gpt2": "ModelOutput (an OrderedDict subclass) cannot be created in a trace yet: "
-    "graph breaks at BaseModelOutputWithPastAndCrossAttentions(...)",
-    "bert": "ModelOutput cannot be created in a trace yet; the attention-mask helpers break",
-    "llama": "ModelOutput cannot be created in a trace yet; the rotary-embedding "
-    "decorators and the cache classes break",
-    "t5": "ModelOutput cannot be created in a trace yet; T5's position-bias helpers break",
-}
-
 
 @pytest.fixture(autouse=True)
 def fresh_state():
@@ -59,15 +43,7 @@ def test_compiled_model_gives_eagers_results(name: str) -> None:
     assert backend.ops, "no graph captured"
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(n, marks=pytest.mark.xfail(reason=PARITY_DIFFERS[n], strict=True))
-        if n in PARITY_DIFFERS
-        else n
-        for n in MODELS
-    ],
-)
+@pytest.mark.parametrize("name", list(MODELS))
 def test_graphs_and_ops_equal_torch_compile(name: str) -> None:
     model = build(name).eval()
     x = inputs(name, 2)

@@ -165,6 +165,8 @@ def call_operator(
         index = [args[0], ConstantVariable(0), args[1]]
         return tx.output.call(tx, "call_function", torch.select, index)
     if any(is_tensor(arg) for arg in args) and (fn in ARITHMETIC_OPERATORS or is_tensor(args[0])):
+        if not is_tensor(args[0]):  # `n += t` of a number: Python falls back to `n + t`
+            fn = INPLACE_TO_PLAIN.get(fn, fn)
         return tx.output.call(tx, "call_function", fn, args)
     if fn in ARITHMETIC_OPERATORS and is_symbolic_arithmetic(args):
         return tx.output.call(tx, "call_function", INPLACE_TO_PLAIN.get(fn, fn), args)

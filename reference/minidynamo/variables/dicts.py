@@ -7,11 +7,12 @@ constants only. As with lists, only dicts and sets created in the frame are muta
 
 from __future__ import annotations
 
+import types
 from typing import TYPE_CHECKING, Any
 
 from minidynamo import trace_rules
 from minidynamo.exc import unimplemented
-from minidynamo.variables.base import VariableTracker
+from minidynamo.variables.base import DUNDER_NAMES, VariableTracker
 from minidynamo.variables.constant import ConstantVariable
 from minidynamo.variables.exceptions import raise_observed
 from minidynamo.variables.lists import ListIteratorVariable, TupleVariable, check_mutable
@@ -164,6 +165,38 @@ class ConstDictVariable(VariableTracker):
         check_mutable(tx, self)
         self.items.clear()
         return ConstantVariable(None)
+
+
+class MappingProxyVariable(ConstDictVariable):
+    """A read-only `types.MappingProxyType` of constant keys (``Signature.parameters``,
+    a class's ``__dict__``): a dict whose changing methods are not modelled."""
+
+    _CHANGING = frozenset({"setitem", "delitem", "pop", "setdefault", "update", "clear"})
+
+    def python_type(self) -> type:
+        return types.MappingProxyType
+
+    def as_python_constant(self) -> Any:
+        return types.MappingProxyType(super().as_python_constant())
+
+    def reconstruct_contents(self, codegen: PyCodegen) -> None:
+        codegen.load_callable(types.MappingProxyType)
+        super().reconstruct_contents(codegen)
+        codegen.call(1)
+
+    def method_copy(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        return ConstDictVariable(self.items)
+
+    def call_method(
+        self,
+        tx: InstructionTranslatorBase,
+        name: str,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        if DUNDER_NAMES.get(name, name) in self._CHANGING:
+            unimplemented(f"{name}() of a mappingproxy (eager raises)")
+        return super().call_method(tx, name, args, kwargs)
 
 
 class DictViewVariable(VariableTracker):

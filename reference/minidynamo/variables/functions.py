@@ -225,7 +225,7 @@ class UserFunctionVariable(BaseUserFunctionVariable):
         if name in ("__defaults__", "__kwdefaults__") or name in self.fn.__dict__:
             source = None if self.source is None else AttrSource(self.source, name)
             return VariableBuilder(tx, source)(getattr(self.fn, name))
-        unimplemented(f"function attribute {name!r}")
+        return super().var_getattr(tx, name)
 
     def _wrap_part(
         self, tx: InstructionTranslatorBase, value: object, attribute: str, key: Any
@@ -407,7 +407,7 @@ class SkipFunctionVariable(VariableTracker):
 
 class TypeQueryFunctionVariable(VariableTracker):
     """A library function of an object's type only (`dataclasses.fields`): called on
-    the type at trace time."""
+    the type at trace time; or `inspect.signature`, called on the function."""
 
     def __init__(self, fn: Callable, *, source: Source | None = None) -> None:
         super().__init__(source=source)
@@ -431,12 +431,27 @@ class TypeQueryFunctionVariable(VariableTracker):
         if len(args) != 1 or kwargs:
             unimplemented(f"{self.fn.__qualname__}() with {len(args)} arguments")
         arg = args[0]
-        target = arg.as_python_constant() if arg.is_python_constant() else arg.python_type()
+        if self.fn is inspect.signature:
+            target = signature_target(arg)
+        else:
+            target = arg.as_python_constant() if arg.is_python_constant() else arg.python_type()
         try:
             result = self.fn(target)
         except TypeError as e:  # `fields` of a class that is no dataclass
             raise_folded(e)
         return VariableBuilder(tx, None)(result)
+
+
+def signature_target(fn: VariableTracker) -> Callable:
+    """The callable whose signature `inspect.signature(fn)` reads: a known function,
+    or a method bound to an object the trace knows (the object itself is not read)."""
+    if fn.is_python_constant():
+        return fn.as_python_constant()
+    if isinstance(fn, UserMethodVariable) and fn.fn.is_python_constant():
+        obj = getattr(fn.obj, "value", None)
+        if obj is not None:
+            return types.MethodType(fn.fn.as_python_constant(), obj)
+    unimplemented(f"inspect.signature of {fn!r}")
 
 
 class FunctoolsPartialVariable(VariableTracker):

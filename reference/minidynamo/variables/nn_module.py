@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 _REGISTRIES = ("_parameters", "_buffers", "_modules")
 _BACKWARD_HOOKS = ("_backward_hooks", "_backward_pre_hooks")
 _GLOBAL_BACKWARD_HOOKS = ("_global_backward_hooks", "_global_backward_pre_hooks")
+_SLICEABLE = (torch.nn.ModuleList.__getitem__, torch.nn.Sequential.__getitem__)
 
 
 class NNModuleVariable(UserDefinedObjectVariable):
@@ -68,6 +69,34 @@ class NNModuleVariable(UserDefinedObjectVariable):
         """Replayed through `nn.Module.__setattr__`, which files a tensor, a parameter or
         a submodule in its registry; the trace reads the stored value back."""
         tx.output.side_effects.store_attr(self, name, value)
+
+    def call_method(
+        self,
+        tx: InstructionTranslatorBase,
+        name: str,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        """``layers[:n]`` of a torch container makes a new container of the same
+        submodules: made now, as Dynamo does, and reached again as ``source[slice]``."""
+        from minidynamo.builder import VariableBuilder
+
+        getitem = getattr(type(self.value), "__getitem__", None)
+        if (
+            name == "__getitem__"
+            and getitem in _SLICEABLE
+            and self.source is not None
+            and len(args) == 1
+            and args[0].is_python_constant()
+            and isinstance(args[0].as_python_constant(), slice)
+        ):
+            index = args[0].as_python_constant()
+            # The new container's `nn.Module.__init__` logs API usage: the graph repeats
+            # that effect on each call, as Dynamo's (which traces the constructor) does.
+            usage = [ConstantVariable("python.nn_module")]
+            tx.output.call(tx, "call_function", torch._C._log_api_usage_once, usage)
+            return VariableBuilder(tx, GetItemSource(self.source, index))(self.value[index])
+        return super().call_method(tx, name, args, kwargs)
 
     def call_function(
         self,

@@ -15,6 +15,11 @@ from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable
 from minidynamo.variables.misc import CellVariable
 from minidynamo.variables.user_defined import UserDefinedObjectVariable, wrap_class_attribute
+from minidynamo.variables.user_dict import (
+    DICT_BASES,
+    DictItemsMethodVariable,
+    UserDefinedDictVariable,
+)
 
 if TYPE_CHECKING:
     from minidynamo.symbolic_convert import InstructionTranslatorBase
@@ -46,6 +51,8 @@ class SuperVariable(VariableTracker):
                 break
         else:
             unimplemented(f"super() has no attribute {name!r}")
+        if base in DICT_BASES and isinstance(self.obj, UserDefinedDictVariable):
+            return DictItemsMethodVariable(self.obj, name)
         if base is object and name in _OBJECT_SLOTS:
             if not isinstance(self.obj, UserDefinedObjectVariable):
                 unimplemented(f"super().{name} of {self.obj!r}")

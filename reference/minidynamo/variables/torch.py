@@ -92,7 +92,11 @@ class TorchInGraphFunctionVariable(VariableTracker):
                 ([_flatten(a) for a in args], [_flatten(a) for a in kwargs.values()])
             )
         )
-        if has_tensor or getattr(self.fn, "__name__", "") in TENSOR_FACTORIES:
+        if (
+            has_tensor
+            or getattr(self.fn, "__name__", "") in TENSOR_FACTORIES
+            or self.fn in trace_rules.EFFECT_NODES
+        ):
             return tx.output.call(tx, "call_function", self.fn, args, kwargs)
         if isinstance(self.fn, types.FunctionType) and trace_rules.in_modules(
             self.fn.__module__, trace_rules.INLINE_WITHOUT_TENSORS

@@ -38,17 +38,21 @@ def plain_class_problem(cls: type) -> str | None:
     """Why instances of `cls` cannot be created and changed by the trace, or None: its
     metaclass, ``__new__``, ``__setattr__`` or attribute lookup could run any code."""
     from minidynamo.trace_rules import is_traced_module
+    from minidynamo.variables.user_dict import DICT_BASES, dict_base
 
     if type(cls) not in (type, abc.ABCMeta):  # ABCMeta only adds isinstance checks
         return f"metaclass {type(cls).__qualname__}"
     for base in cls.__mro__[:-1]:  # `object` last
-        if base is abc.ABC:  # no behaviour of its own
+        if base is abc.ABC or base in DICT_BASES:  # no behaviour of its own; the items
             continue
         module = inspect.getmodule(base)
         if module is None or not is_traced_module(module):
             return f"base class {base.__qualname__} is not user code"
-    for name, default in _OBJECT_SLOTS.items():
-        custom = inspect.getattr_static(cls, name, None) is not default
+    storage = dict_base(cls) or object
+    for name in _OBJECT_SLOTS:
+        custom = inspect.getattr_static(cls, name, None) is not inspect.getattr_static(
+            storage, name, None
+        )
         if custom and (name not in _TRACED_SLOTS or user_slot(cls, name) is None):
             return f"custom {name}"
     return None
@@ -68,13 +72,8 @@ def rebuild_object(cls: type, attributes: dict[str, object]) -> object:
 
 
 # `__del__` too: the empty object made while tracing must not run user code when freed.
-_OBJECT_SLOTS = {
-    "__del__": None,
-    "__new__": object.__new__,
-    "__setattr__": object.__setattr__,
-    "__delattr__": object.__delattr__,
-    "__getattribute__": object.__getattribute__,
-}
+# A class that keeps these of `object` (or of its dict base) is plain.
+_OBJECT_SLOTS = ("__del__", "__new__", "__setattr__", "__delattr__", "__getattribute__")
 
 
 def user_slot(cls: type, name: str) -> types.FunctionType | None:
@@ -175,6 +174,7 @@ class UserDefinedClassVariable(VariableTracker):
         and then its ``__init__`` inlined."""
         from minidynamo.variables.exceptions import ExceptionVariable, has_plain_constructor
         from minidynamo.variables.functions import UserFunctionVariable
+        from minidynamo.variables.user_dict import UserDefinedDictVariable, dict_base
 
         cls = self.value
         if has_plain_constructor(cls) and not kwargs:
@@ -186,9 +186,15 @@ class UserDefinedClassVariable(VariableTracker):
         problem = plain_class_problem(cls)
         if problem is not None:
             unimplemented(f"call to {self!r}: {problem}", gb.UNSUPPORTED_CALL)
-        obj = UserDefinedObjectVariable(object.__new__(cls), cls_vt=self)
+        storage = dict_base(cls)
+        if storage is not None:
+            obj: UserDefinedObjectVariable = UserDefinedDictVariable(self)
+        else:
+            obj = UserDefinedObjectVariable(object.__new__(cls), cls_vt=self)
         init = inspect.getattr_static(cls, "__init__")
-        if init is object.__init__:
+        if storage is not None and init is storage.__init__:
+            obj.var_getattr(tx, "update").call_function(tx, args, kwargs)
+        elif init is object.__init__:
             if args or kwargs:
                 unimplemented(f"{cls.__qualname__}() takes no arguments")
         elif isinstance(init, types.FunctionType):
@@ -301,7 +307,7 @@ class UserDefinedObjectVariable(VariableTracker):
             source = AttrSource(self.cls_vt.source, name)
         if name == "__class__":
             return VariableBuilder(tx, source)(type(self.value))
-        if name == "__dict__" and not self.is_new_object():
+        if name == "__dict__":
             return InstanceDictVariable(self)
         instance_dict = getattr(self.value, "__dict__", {})
         try:
@@ -467,8 +473,9 @@ class UserDefinedObjectVariable(VariableTracker):
 
 
 class InstanceDictVariable(VariableTracker):
-    """``obj.__dict__`` of an existing object, read by key only (``.get``, ``[]``,
-    ``in``): each read is the attribute read, or its absence, guarded as `has_attr` does."""
+    """``obj.__dict__``, read by key only (``.get``, ``[]``, ``in``): each read is the
+    attribute read, or its absence, guarded as `has_attr` does (a new object's attributes
+    are all in SideEffects)."""
 
     def __init__(self, obj: UserDefinedObjectVariable) -> None:
         super().__init__()
@@ -482,11 +489,12 @@ class InstanceDictVariable(VariableTracker):
 
     def _present(self, tx: InstructionTranslatorBase, key: VariableTracker) -> bool:
         name = key.as_python_constant()
-        if self.obj.source is None or not isinstance(name, str):
+        new = self.obj.is_new_object()
+        if not new and self.obj.source is None or not isinstance(name, str):
             unimplemented(f"__dict__[{name!r}] of {self.obj!r}")
         stored = tx.output.side_effects.load_attr(self.obj, name)
-        if stored is not None:
-            return stored is not DELETED
+        if stored is not None or new:
+            return stored is not None and stored is not DELETED
         present = name in vars(self.obj.value)
         tx.output.guards.add_hasattr(self.obj.source, name, present)
         return present

@@ -1,0 +1,130 @@
+"""Objects of user classes derived from `dict` or `OrderedDict` (Hugging Face's
+`ModelOutput` dataclasses), created by the traced code. `UserDefinedDictVariable` is a
+new object like any other (attributes in SideEffects, its class's Python methods
+inlined) whose items live in a `ConstDictVariable`: a dict method the class does not
+override, or ``super().__setitem__``, works on those items. The generated code rebuilds
+the object with `rebuild_dict_object`, bypassing the class's own methods.
+"""
+
+from __future__ import annotations
+
+import collections
+import inspect
+import types
+from typing import TYPE_CHECKING
+
+from minidynamo.exc import unimplemented
+from minidynamo.variables.base import VariableTracker
+from minidynamo.variables.collections_types import OrderedDictVariable
+from minidynamo.variables.constant import ConstantVariable
+from minidynamo.variables.dicts import ConstDictVariable
+from minidynamo.variables.user_defined import (
+    UserDefinedClassVariable,
+    UserDefinedObjectVariable,
+)
+
+if TYPE_CHECKING:
+    from minidynamo.codegen import PyCodegen
+    from minidynamo.symbolic_convert import InstructionTranslatorBase
+
+# The builtin classes that hold a user dict's items, with the VariableTracker of items.
+DICT_BASES: dict[type, type[ConstDictVariable]] = {
+    collections.OrderedDict: OrderedDictVariable,
+    dict: ConstDictVariable,
+}
+
+
+def dict_base(cls: type) -> type | None:
+    """The builtin dict class that stores the items of `cls`'s instances, or None."""
+    return next((base for base in cls.__mro__ if base in DICT_BASES), None)
+
+
+def rebuild_dict_object(
+    cls: type, attributes: dict[str, object], items: dict[object, object]
+) -> object:
+    """A new object of a dict subclass with the items and attributes the trace
+    recorded, set without the class's own ``__setitem__``/``__setattr__`` (the trace
+    recorded what they did)."""
+    base = dict_base(cls)
+    obj = base.__new__(cls)  # type: ignore[union-attr]
+    for key, value in items.items():
+        base.__setitem__(obj, key, value)  # type: ignore[union-attr]
+    for name, value in attributes.items():
+        object.__setattr__(obj, name, value)
+    return obj
+
+
+class UserDefinedDictVariable(UserDefinedObjectVariable):
+    """A new object of a user class derived from `dict` or `OrderedDict`."""
+
+    def __init__(self, cls_vt: UserDefinedClassVariable) -> None:
+        cls = cls_vt.value
+        base = dict_base(cls)
+        super().__init__(base.__new__(cls), cls_vt=cls_vt)  # type: ignore[union-attr]
+        self.items = DICT_BASES[base]({})  # type: ignore[index]
+
+    def __repr__(self) -> str:
+        return f"UserDefinedDictVariable({type(self.value).__qualname__})"
+
+    def bool_value(self) -> bool:
+        if self.dict_method("__len__") is None or self.dict_method("__bool__") is None:
+            name = type(self.value).__qualname__
+            unimplemented(f"truth value of a {name} (own __bool__/__len__)")
+        return bool(self.items.items)
+
+    def dict_method(self, name: str) -> str | None:
+        """`name` if the class takes it from its dict base (or lacks it), else None."""
+        for klass in type(self.value).__mro__:
+            if name in vars(klass):
+                return name if klass in DICT_BASES else None
+        return name
+
+    def generic_getattr(
+        self, tx: InstructionTranslatorBase, name: str, *, observe_missing: bool = False
+    ) -> VariableTracker:
+        stored = tx.output.side_effects.load_attr(self, name)
+        if stored is None and name != "__init__" and self.dict_method(name) is not None:
+            attr = inspect.getattr_static(dict_base(type(self.value)), name, None)
+            if isinstance(attr, (types.MethodDescriptorType, types.WrapperDescriptorType)):
+                return DictItemsMethodVariable(self, name)
+        return super().generic_getattr(tx, name, observe_missing=observe_missing)
+
+    def unpack_var_sequence(self, tx: InstructionTranslatorBase) -> list[VariableTracker]:
+        if self.dict_method("__iter__") is not None:
+            return self.items.unpack_var_sequence(tx)
+        return super().unpack_var_sequence(tx)
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        attributes = codegen.output.side_effects.new_object_attributes(self)
+        codegen.load_installed("__import_rebuild_dict_object", rebuild_dict_object, push_null=True)
+        codegen(self.cls_vt)  # type: ignore[arg-type]
+        for name, value in attributes:
+            codegen.load_const(name)
+            codegen(value)
+        codegen.build(dict, len(attributes))
+        self.items.reconstruct_contents(codegen)
+        codegen.call(3)
+
+
+class DictItemsMethodVariable(VariableTracker):
+    """A dict method bound to a `UserDefinedDictVariable`'s items (``obj.keys``,
+    ``super().__setitem__``); ``__init__`` adds items as `dict.update` does."""
+
+    def __init__(self, obj: UserDefinedDictVariable, name: str) -> None:
+        super().__init__()
+        self.obj = obj
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"DictItemsMethodVariable({self.name}, {self.obj!r})"
+
+    def call_function(
+        self,
+        tx: InstructionTranslatorBase,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        name = "update" if self.name == "__init__" else self.name
+        if name == "update" and not args and not kwargs:
+            return ConstantVariable(None)
+        return self.obj.items.call_method(tx, name, args, kwargs)
