@@ -11,3 +11,7 @@ verbose: bool = False
 
 # How deep calls into user functions are inlined before tracing gives up.
 inline_depth_limit: int = 32
+
+# Issue 19: no trace runs unbounded. A frame's trace (with the functions it inlines) that
+# runs more instructions than this stops; the frame runs eagerly (fullgraph=True raises).
+trace_instruction_limit: int = 300_000

@@ -120,6 +120,13 @@ _TYPES = [
         "Remove the graph_break() call.",
         "GB0025",
     ),
+    GraphBreakType(
+        "GB0015",
+        "trace budget",
+        "The trace ran more instructions than config.trace_instruction_limit (a long Python "
+        "loop is unrolled instruction by instruction): the frame runs in CPython.",
+        "Move the long loop out of the compiled function, or raise the limit.",
+    ),
 ]
 
 REGISTRY: dict[str, GraphBreakType] = {gb.gb_id: gb for gb in _TYPES}
@@ -138,3 +145,4 @@ DYNAMIC_SHAPE = "GB0011"
 OBSERVED_EXCEPTION = "GB0012"
 CLASS_DEFINITION = "GB0013"
 USER_GRAPH_BREAK = "GB0014"
+TRACE_BUDGET = "GB0015"

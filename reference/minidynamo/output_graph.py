@@ -84,6 +84,7 @@ class OutputGraph:
         self.temp_count = 0
         self.real_cells: dict[int, CellVariable] = {}  # by id(cell); each keeps its cell alive
         self.initial_grad_mode = torch.is_grad_enabled()  # the frame's, when the graph starts
+        self.instructions_run = 0  # by this trace, inlined functions included (the budget)
 
     def cell_variable(self, cell: types.CellType, source: Source | None) -> CellVariable:
         """The one CellVariable of a real closure cell, however the trace reaches it (the

@@ -138,6 +138,7 @@ class InstructionTranslatorBase:
     def step(self) -> None:
         if self.instruction_pointer >= len(self.instructions):
             unimplemented("execution ran past the last instruction")
+        self.charge_budget()
         inst = self.instructions[self.instruction_pointer]
         self.instruction_pointer += 1
         if inst.lineno is not None:
@@ -156,6 +157,19 @@ class InstructionTranslatorBase:
             e.user_stack.append(self.frame_summary())
             self.locate_break(e, self.instruction_pointer - 1)
             raise
+
+    def charge_budget(self) -> None:
+        """Count one instruction against the trace's budget; past it the trace stops
+        here, where no graph break is placed (the frame runs in CPython)."""
+        self.output.instructions_run += 1
+        if self.output.instructions_run > config.trace_instruction_limit:
+            error = Unsupported(
+                f"the trace ran past {config.trace_instruction_limit} instructions "
+                "(config.trace_instruction_limit)",
+                gb.TRACE_BUDGET,
+            )
+            error.user_stack.append(self.frame_summary())
+            raise error
 
     def frame_summary(self) -> tuple[str, int, str, str]:
         filename, lineno, line = self.source_location()

@@ -15,7 +15,7 @@ from minidynamo.opcodes.exceptions import Block
 from minidynamo.variables import ctx_manager
 from minidynamo.variables.builtin import compare_identity
 from minidynamo.variables.constant import ConstantVariable
-from minidynamo.variables.lists import IteratorVariable, ListIteratorVariable
+from minidynamo.variables.lists import IteratorVariable, iterator_of
 
 if TYPE_CHECKING:
     from minidynamo.bytecode import Instruction
@@ -87,11 +87,7 @@ def JUMP_IF_TRUE_OR_POP(tx: InstructionTranslatorBase, inst: Instruction) -> Non
 
 @handler("GET_ITER")
 def GET_ITER(tx: InstructionTranslatorBase, inst: Instruction) -> None:
-    iterable = tx.pop()
-    if isinstance(iterable, IteratorVariable):
-        tx.push(iterable)
-    else:
-        tx.push(ListIteratorVariable(iterable.unpack_var_sequence(tx)))
+    tx.push(iterator_of(tx, tx.pop()))
 
 
 def next_item(tx: InstructionTranslatorBase) -> VariableTracker | None:

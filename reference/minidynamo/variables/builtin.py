@@ -33,6 +33,7 @@ from minidynamo.variables.lists import (
     ListIteratorVariable,
     ListVariable,
     TupleVariable,
+    iterator_of,
 )
 from minidynamo.variables.symnode import SymNodeVariable, specialize_all
 from minidynamo.variables.tensor import TensorVariable
@@ -458,9 +459,7 @@ def _call_deque(
 
 
 def _call_iter(tx: InstructionTranslatorBase, obj: VariableTracker) -> VariableTracker:
-    if isinstance(obj, IteratorVariable):
-        return obj
-    return ListIteratorVariable(_iterate(tx, obj))
+    return iterator_of(tx, obj)
 
 
 def _call_next(

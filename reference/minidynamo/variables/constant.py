@@ -122,6 +122,16 @@ class ConstantVariable(VariableTracker):
         kwvalues = {key: arg.as_python_constant() for key, arg in kwargs.items()}
         return fold(getattr(self.value, name), values, kwvalues)
 
+    def method_iter(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        """A range's items are made as the loop asks for them: a long loop costs only
+        the iterations the trace runs (its budget stops it early)."""
+        from minidynamo.variables.builtin import LazyIteratorVariable
+        from minidynamo.variables.lists import ListIteratorVariable
+
+        if isinstance(self.value, range):
+            return LazyIteratorVariable(map(ConstantVariable, self.value), type(iter(self.value)))
+        return ListIteratorVariable(self.unpack_var_sequence(tx))
+
     def unpack_var_sequence(self, tx: InstructionTranslatorBase) -> list[VariableTracker]:
         if isinstance(self.value, (str, bytes, range, frozenset)):
             return [ConstantVariable.create(item) for item in self.value]

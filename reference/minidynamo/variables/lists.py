@@ -320,6 +320,17 @@ class IteratorVariable(VariableTracker):
         return self
 
 
+def iterator_of(tx: InstructionTranslatorBase, iterable: VariableTracker) -> IteratorVariable:
+    """``iter(iterable)``: an iterator is its own; a value that models ``__iter__`` makes
+    one (a range makes its items lazily); any other iterable's items are unrolled."""
+    if isinstance(iterable, IteratorVariable):
+        return iterable
+    make = getattr(iterable, "method_iter", None)
+    if make is not None:
+        return make(tx)
+    return ListIteratorVariable(iterable.unpack_var_sequence(tx))
+
+
 class ListIteratorVariable(IteratorVariable):
     """The iterator of an unrolled `for` loop: items are known at trace time."""
 
