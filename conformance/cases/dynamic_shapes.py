@@ -451,3 +451,14 @@ def list_length_change_recompiles(l):  # noqa: E741
 )
 def both_dims_turn_dynamic_at_once(x):
     return x.t() * 2
+
+
+@case(
+    tags=["dynamic-shapes", "tensor-methods"],
+    calls=[Call(T(4, 6)), Call(T(8, 6)), Call(T(16, 6))],
+    expect=Expect(frames=2, graphs=2),
+)
+def size_plus_tuple_is_a_size(x):
+    # Attention heads split as Hugging Face models write it: x.size()[:-1] + (heads, -1).
+    shape = x.size()[:-1] + (2, -1)
+    return x.view(shape), isinstance(shape, torch.Size), (1,) + x.shape

@@ -63,12 +63,24 @@ class ConstantVariable(VariableTracker):
     @staticmethod
     def create(value: object, source: Source | None = None) -> VariableTracker:
         """A constant, or a tuple/list VariableTracker of constants."""
-        from minidynamo.variables.lists import ListVariable, TupleVariable
+        from minidynamo.trace_rules import is_namedtuple
+        from minidynamo.variables.lists import (
+            ListVariable,
+            NamedTupleVariable,
+            SizeVariable,
+            TupleVariable,
+        )
 
         if isinstance(value, (tuple, list)):
+            # The container keeps its class: a folded `x.shape + (1,)` is still a torch.Size.
             items = [ConstantVariable.create(item) for item in value]
-            cls = TupleVariable if isinstance(value, tuple) else ListVariable
-            return cls(items, source=source)
+            if type(value) is torch.Size:
+                return SizeVariable(items, source=source)
+            if type(value) in (tuple, list):
+                cls = TupleVariable if isinstance(value, tuple) else ListVariable
+                return cls(items, source=source)
+            if is_namedtuple(type(value)):
+                return NamedTupleVariable(items, type(value), source=source)
         return ConstantVariable(value, source=source)
 
     def __repr__(self) -> str:

@@ -134,6 +134,20 @@ class BaseListVariable(VariableTracker):
 class TupleVariable(BaseListVariable):
     python_cls = tuple
 
+    def method_add_op(
+        self, tx: InstructionTranslatorBase, other: VariableTracker
+    ) -> VariableTracker:
+        # tuple + tuple is a tuple, whatever their classes (a namedtuple's + is tuple's);
+        # with a torch.Size on either side it is a torch.Size.
+        if not isinstance(other, TupleVariable):
+            unimplemented(f"{self!r} + {other!r}")
+        items = self.items + other.items
+        if SizeVariable not in (type(self), type(other)):
+            return TupleVariable(items)
+        if not all(item.python_type() is int for item in items):
+            unimplemented(f"torch.Size + a tuple of non-ints: {other!r}")
+        return SizeVariable(items)
+
 
 class SizeVariable(TupleVariable):
     """`tensor.shape` / `tensor.size()`: a tuple of constants, and of SymNodeVariables
