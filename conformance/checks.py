@@ -50,8 +50,9 @@ class CompiledRun:
 
 def run_compiled(case: Case, adapter: Adapter) -> CompiledRun:
     adapter.reset()
-    compiled = adapter.compile(case.target(), **case.options)
-    records = run_calls(case, compiled, adapter)
+    with adapter.configured(case.config):
+        compiled = adapter.compile(case.target(), **case.options)
+        records = run_calls(case, compiled, adapter)
     return CompiledRun(records, adapter.observations())
 
 

@@ -180,6 +180,7 @@ class Case:
     python: tuple[str, str]
     options: dict[str, Any]
     factory: bool
+    config: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     @property
     def doc(self) -> str:
@@ -209,11 +210,14 @@ def case(
     python: tuple[str, str] = (PYTHONS[0], PYTHONS[-1]),
     options: dict[str, Any] | None = None,
     factory: bool = False,
+    config: dict[str, Any] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register the decorated function as a case (see conformance/README.md).
 
     `options` go to the implementation's compile (`fullgraph`, `dynamic`); with
     `factory=True` the function builds the callable under test (an nn.Module, a closure).
+    `config` sets Dynamo's config knobs of these names (`recompile_limit`,
+    `automatic_dynamic_shapes` ...) for the compiled run (`Adapter.configured`).
     """
     unknown = set(tags) - TAGS
     if unknown:
@@ -239,6 +243,7 @@ def case(
             python=python,
             options=dict(options or {}),
             factory=factory,
+            config=dict(config or {}),
         )
         return fn
 

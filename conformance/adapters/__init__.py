@@ -10,6 +10,7 @@ module of conformance/adapters/ with a `make_adapter()`.
 from __future__ import annotations
 
 import abc
+import contextlib
 import importlib
 import importlib.metadata
 from collections.abc import Callable
@@ -41,6 +42,12 @@ class Adapter(abc.ABC):
     @abc.abstractmethod
     def observations(self) -> Observations:
         """What was observed since the last reset."""
+
+    def configured(self, knobs: dict[str, Any]) -> contextlib.AbstractContextManager[None]:
+        """A context in which the config knobs `knobs` (Dynamo's names: `recompile_limit`,
+        `automatic_dynamic_shapes`, `assume_static_by_default`, `specialize_float`) hold.
+        An implementation without knobs runs as it is (its counts may then differ)."""
+        return contextlib.nullcontext()
 
     def mark_dynamic(self, tensor: torch.Tensor, dim: int) -> None:
         """Mark `dim` of `tensor` dynamic before it is passed to a compiled function."""

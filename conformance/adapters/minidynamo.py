@@ -8,6 +8,7 @@ in conformance/README.md ("What the minidynamo adapter reads").
 
 from __future__ import annotations
 
+import contextlib
 import linecache
 import logging
 import re
@@ -66,6 +67,9 @@ class MinidynamoAdapter(Adapter):
         self.md.reset()
         self._graphs.clear()
         self._channels.clear()
+
+    def configured(self, knobs: dict[str, Any]) -> contextlib.AbstractContextManager[None]:
+        return self.md.config.patch(**knobs)
 
     def mark_dynamic(self, tensor: torch.Tensor, dim: int) -> None:
         if not hasattr(self.md, "mark_dynamic"):

@@ -8,6 +8,7 @@ The only module of the project that imports torch._dynamo.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import linecache
 import logging
@@ -103,6 +104,9 @@ class TorchDynamoAdapter(Adapter):
         for observed in (self._graphs, self._guards, self._breaks, self._recompiles):
             observed.clear()
         self._failures.clear()
+
+    def configured(self, knobs: dict[str, Any]) -> contextlib.AbstractContextManager[None]:
+        return torch._dynamo.config.patch(**knobs)
 
     def mark_dynamic(self, tensor: torch.Tensor, dim: int) -> None:
         torch._dynamo.mark_dynamic(tensor, dim)

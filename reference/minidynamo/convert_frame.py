@@ -49,8 +49,21 @@ class CacheEntry:
     """One compiled version of a code object (DESIGN.md: GuardedCode)."""
 
     check_fn: CheckFunction
-    replacement: Callable
+    replacement: types.FunctionType
     code: types.CodeType
+
+    def replacement_for(self, closure: tuple | None) -> Callable:
+        """The modified code run with the calling frame's own closure cells: a closure
+        made anew per call (same code, other cells) hits this entry with its values."""
+        own = self.replacement.__closure__
+        if closure is None or own is None or _same_cells(closure, own):
+            return self.replacement
+        fn = self.replacement
+        return types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, None, closure)
+
+
+def _same_cells(a: tuple, b: tuple) -> bool:
+    return a is b or (len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True)))
 
 
 @dataclasses.dataclass
@@ -241,7 +254,7 @@ class ConvertFrame:
         f_locals = frame_locals(code, args, closure)
         for entry in entries:
             if entry.check_fn(f_locals, f_globals):
-                return entry.replacement
+                return entry.replacement_for(closure)
         if not trace_rules.has_tensor_in_frame(code, f_locals, f_globals):
             return None  # as in Dynamo: nothing for a graph in sight, CPython runs it
         if len(entries) >= config.recompile_limit:
