@@ -185,6 +185,12 @@ class GuardSet:
         text = f"hasattr({source.name}, {name!r})"
         self._add(source, text if present else f"not {text}", text if present else f"not {text}")
 
+    def add_not_in_instance_dict(self, source: Source, name: str) -> None:
+        """The object at `source` has no instance attribute `name` (one would shadow the
+        class attribute the trace read)."""
+        text = f"{name!r} not in {source.name}.__dict__"
+        self._add(source, text, text)
+
     def add_alias(self, source: Source, other: Source) -> None:
         """`source` and `other` are the same object (one graph input serves both)."""
         self._add(source, f"{source.name} is {other.name}", f"{source.name} is {other.name}")

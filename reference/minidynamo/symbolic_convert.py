@@ -43,8 +43,9 @@ from minidynamo.opcodes.exceptions import Block
 from minidynamo.side_effects import DELETED
 from minidynamo.source import GlobalSource, LocalSource
 from minidynamo.variables.base import VariableTracker
-from minidynamo.variables.constant import ConstantVariable
+from minidynamo.variables.constant import ConstantVariable, is_constant_none
 from minidynamo.variables.ctx_manager import WithExitFunctionVariable, set_grad_enabled
+from minidynamo.variables.exceptions import raise_observed
 from minidynamo.variables.functions import globals_source
 from minidynamo.variables.misc import CellVariable, NullVariable
 from minidynamo.variables.tensor import TensorVariable
@@ -170,8 +171,6 @@ class InstructionTranslatorBase:
         does (3.11+: the exception table; 3.10: the block stack), or let it leave."""
         entry = inst.exn_tab_entry
         if entry is not None:
-            if self.is_with_handler(entry.target):
-                self.exception_in_with_block(error)
             del self.stack[entry.depth :]
             if entry.lasti:
                 self.push(ConstantVariable(inst.offset))
@@ -184,8 +183,6 @@ class InstructionTranslatorBase:
             if block.kind == "except_handler":  # the handler raised: it is done
                 self.handled_exceptions.pop()
                 continue
-            if block.kind == "with":
-                self.exception_in_with_block(error)
             self.block_stack.append(Block("except_handler", None, len(self.stack)))
             self.handled_exceptions.append(error.exception)
             exc_type = VariableBuilder(self, None)(error.exception.python_type())
@@ -199,15 +196,6 @@ class InstructionTranslatorBase:
     def is_with_handler(self, handler: Instruction) -> bool:
         start = self.index_of[id(handler)]
         return [i.opname for i in self.instructions[start : start + 2]] == _WITH_HANDLER
-
-    def exception_in_with_block(self, error: ObservedException) -> None:
-        """The handler would call ``__exit__`` with the exception: not modelled."""
-        unsupported = Unsupported(
-            f"exception {error.exception!r} raised inside a `with` block",
-            gb.OBSERVED_EXCEPTION,
-        )
-        unsupported.user_stack = error.user_stack
-        raise unsupported
 
     def in_try_block(self, index: int) -> bool:
         """Inside a user's try/except/finally (not a `with` block or the cleanup of an
@@ -318,7 +306,7 @@ class InstructionTranslatorBase:
     def return_value(self, value: VariableTracker) -> None:
         raise NotImplementedError
 
-    def yield_value(self, value: VariableTracker) -> None:
+    def yield_value(self, value: VariableTracker, inst: Instruction) -> None:
         unimplemented("yield outside a generator being inlined")
 
 
@@ -417,6 +405,8 @@ class InstructionTranslator(InstructionTranslatorBase):
             return
         if self.in_try_block(index):
             return  # as Dynamo: a break inside a try block skips the frame
+        if any(isinstance(v, WithExitFunctionVariable) and not v.can_reenter() for v in self.stack):
+            return  # as Dynamo: a manager other than a grad mode cannot be entered again
         first = index
         while self.instructions[first - 1].opname in _CALL_PREFIXES:
             first -= 1
@@ -550,6 +540,8 @@ def _is_unchanged_local(name: str, value: Any) -> bool:
 class InliningInstructionTranslator(InstructionTranslatorBase):
     """Runs a called user function in the caller's graph (seed: inlining)."""
 
+    symbolic_result: VariableTracker | None = None  # what it returned, once done
+
     @classmethod
     def inline_call(
         cls,
@@ -596,15 +588,35 @@ class InliningInstructionTranslator(InstructionTranslatorBase):
 
 class InliningGeneratorTranslator(InliningInstructionTranslator):
     """Runs a generator function's body in the caller's graph, one `yield` at a time
-    (Dynamo inlines generators): each item asked for steps it to its next yield."""
+    (Dynamo inlines generators): each item asked for steps it to its next yield; `send`
+    and `throw` resume it with a value or an exception, as the generator protocol does."""
 
     yielded: VariableTracker | None = None
+    paused_at: Instruction | None = None  # the yield it waits at (None: not started)
+    delegating = False  # paused inside `yield from`, whose inner generator would get `thrown`
 
-    def next_value(self) -> VariableTracker | None:
+    def resume(
+        self, sent: VariableTracker | None = None, thrown: ObservedException | None = None
+    ) -> VariableTracker | None:
         """The next value yielded, or None once the body has returned (or raised: a
-        generator that raised is finished)."""
+        generator that raised is finished). `sent` becomes the value of the paused
+        `yield` expression; `thrown` is raised there."""
+        if self.done:
+            if thrown is not None:
+                raise thrown
+            return None
+        if sent is not None and not is_constant_none(sent):
+            if self.paused_at is None:
+                raise_observed(TypeError, "can't send non-None value to a just-started generator")
+            self.stack[-1] = sent  # type: ignore[assignment]
         self.yielded = None
         try:
+            if thrown is not None:
+                if self.paused_at is None:
+                    raise thrown
+                if self.delegating:
+                    unimplemented("throw() into a generator paused in `yield from`")
+                self.handle_exception(self.paused_at, thrown)
             while not self.done and self.yielded is None:
                 self.step()
         except ObservedException:
@@ -612,5 +624,6 @@ class InliningGeneratorTranslator(InliningInstructionTranslator):
             raise
         return self.yielded
 
-    def yield_value(self, value: VariableTracker) -> None:
+    def yield_value(self, value: VariableTracker, inst: Instruction) -> None:
         self.yielded = value
+        self.paused_at = inst

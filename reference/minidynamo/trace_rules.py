@@ -130,6 +130,7 @@ def explicit_break(fn: object) -> str | None:
 # (3) Inline. Library modules whose Python functions are traced like user code (as
 # Dynamo's MOD_INLINELIST): our polyfills, and torch's pure-Python layers.
 INLINE_MODULES: tuple[str, ...] = (
+    "contextlib",
     "minidynamo.polyfills",
     "torch.distributions",
     "torch.nn.modules",
@@ -199,8 +200,11 @@ def lookup(fn: object) -> Rule:
     if _row(TRACE_TIME_RESULTS, fn) or _row(CONSTANT_FOLD_FUNCTIONS, fn):
         return Rule.CONSTANT_FOLD
     module = getattr(fn, "__module__", None) or ""
-    if isinstance(fn, types.FunctionType) and in_modules(module, INLINE_MODULES):
-        return Rule.INLINE
+    if isinstance(fn, types.FunctionType):
+        # Where the code lives: functools.wraps copies the wrapped function's __module__.
+        module = fn.__globals__.get("__name__", module)
+        if in_modules(module, INLINE_MODULES):
+            return Rule.INLINE
     if is_torch_function(fn):
         return Rule.IN_GRAPH
     if isinstance(fn, types.FunctionType) and not is_library_file(fn.__code__.co_filename):
@@ -271,6 +275,11 @@ TYPE_QUERY_FUNCTIONS = frozenset({dataclasses.fields, dataclasses.is_dataclass})
 def is_library_module(module: types.ModuleType) -> bool:
     filename = getattr(module, "__file__", None)
     return filename is None or is_library_file(filename)
+
+
+def is_traced_module(module: types.ModuleType) -> bool:
+    """Its Python code is traced: user code, or a library module of `INLINE_MODULES`."""
+    return not is_library_module(module) or in_modules(module.__name__, INLINE_MODULES)
 
 
 def is_torch_function(fn: object) -> bool:

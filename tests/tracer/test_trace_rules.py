@@ -160,7 +160,8 @@ def test_namedtuple_constructor_and_exec_code_are_skipped() -> None:
         (functools.reduce, trace_rules.Rule.POLYFILL),
         (operator.length_hint, trace_rules.Rule.POLYFILL),
         (no_torch_global, trace_rules.Rule.INLINE),  # user code
-        (contextlib.nullcontext.__enter__, trace_rules.Rule.SKIP),
+        (contextlib.nullcontext.__enter__, trace_rules.Rule.INLINE),  # contextlib is traced
+        (inspect.signature, trace_rules.Rule.SKIP),  # other standard library code
         (print, trace_rules.Rule.SKIP),
     ],
 )

@@ -16,7 +16,8 @@ from minidynamo.opcodes import handler
 from minidynamo.variables.builtin import BuiltinVariable
 from minidynamo.variables.constant import ConstantVariable
 from minidynamo.variables.dicts import ConstDictVariable
-from minidynamo.variables.functions import NestedUserFunctionVariable
+from minidynamo.variables.functions import GeneratorVariable, NestedUserFunctionVariable
+from minidynamo.variables.lists import IteratorVariable
 from minidynamo.variables.misc import NullVariable
 
 if TYPE_CHECKING:
@@ -184,8 +185,76 @@ def RETURN_GENERATOR(tx: InstructionTranslatorBase, inst: Instruction) -> None:
 @handler("YIELD_VALUE")
 def YIELD_VALUE(tx: InstructionTranslatorBase, inst: Instruction) -> None:
     """Hand the value to the consumer; on resumption the value sent (None) is pushed."""
-    tx.yield_value(tx.pop())
+    tx.yield_value(tx.pop(), inst)
     tx.push(ConstantVariable(None))
+
+
+# `yield from`: the delegating generator passes each value of the inner iterator on.
+
+
+@handler("GET_YIELD_FROM_ITER")
+def GET_YIELD_FROM_ITER(tx: InstructionTranslatorBase, inst: Instruction) -> None:
+    if not isinstance(tx.stack[-1], GeneratorVariable):
+        tx.push(BuiltinVariable(iter).call_function(tx, [tx.pop()], {}))
+
+
+def send(
+    tx: InstructionTranslatorBase, receiver: VariableTracker, value: VariableTracker
+) -> tuple[VariableTracker | None, VariableTracker]:
+    """``receiver.send(value)``: (the value it yields, None) or, once it has returned,
+    (None, its return value)."""
+    if isinstance(receiver, GeneratorVariable):
+        item = receiver.tx.resume(sent=value)
+        result = receiver.returned()
+    elif isinstance(receiver, IteratorVariable):
+        item, result = receiver.next_variable(), ConstantVariable(None)
+    else:
+        unimplemented(f"yield from {receiver!r}")
+    tx.delegating = item is not None  # type: ignore[attr-defined]
+    return item, result
+
+
+@handler("SEND", since=(3, 11), until=(3, 11))
+def SEND_replacing_receiver(tx: InstructionTranslatorBase, inst: Instruction) -> None:
+    """Stack: receiver, value. A yielded value is pushed above the receiver; the return
+    value replaces it (and the loop is left)."""
+    value = tx.pop()
+    item, result = send(tx, tx.stack[-1], value)
+    if item is None:
+        tx.stack[-1] = result
+        tx.jump(inst)
+    else:
+        tx.push(item)
+
+
+@handler("SEND", since=(3, 12))
+def SEND(tx: InstructionTranslatorBase, inst: Instruction) -> None:
+    """Stack: receiver, value -> receiver, yielded value (or return value, leaving the
+    loop for END_SEND)."""
+    item, result = send(tx, tx.stack[-2], tx.pop())
+    tx.push(result if item is None else item)
+    if item is None:
+        tx.jump(inst)
+
+
+@handler("END_SEND", since=(3, 12))
+def END_SEND(tx: InstructionTranslatorBase, inst: Instruction) -> None:
+    value = tx.pop()
+    tx.pop()
+    tx.push(value)
+
+
+@handler("YIELD_FROM", until=(3, 10))
+def YIELD_FROM(tx: InstructionTranslatorBase, inst: Instruction) -> None:
+    """Stack: receiver, value. A yielded value is yielded from here, and YIELD_FROM runs
+    again on resumption; the return value replaces the receiver."""
+    item, result = send(tx, tx.stack[-2], tx.pop())
+    if item is None:
+        tx.stack[-1] = result
+        return
+    tx.yield_value(item, inst)
+    tx.push(ConstantVariable(None))
+    tx.instruction_pointer -= 1
 
 
 @handler("RETURN_VALUE")

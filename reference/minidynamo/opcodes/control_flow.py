@@ -1,8 +1,8 @@
 """Jumps and loops. A condition must be known at trace time (a constant, or a guarded
 input): only the path taken is followed (seed: "Dynamo removed the if statement").
 `for` loops over known sequences are unrolled: FOR_ITER takes the next item or exits.
-`with` blocks of grad-mode managers enter at BEFORE_WITH / SETUP_WITH and exit at the
-block's call of ``__exit__(None, None, None)``; an exception inside one is not modelled.
+`with` blocks enter at BEFORE_WITH / SETUP_WITH and exit at the block's call of
+``__exit__(None, None, None)``, or at WITH_EXCEPT_START when an exception leaves the block.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 from minidynamo.exc import unimplemented
 from minidynamo.opcodes import handler
 from minidynamo.opcodes.exceptions import Block
+from minidynamo.variables import ctx_manager
 from minidynamo.variables.builtin import compare_identity
 from minidynamo.variables.constant import ConstantVariable
-from minidynamo.variables.ctx_manager import GradModeVariable, WithExitFunctionVariable
 from minidynamo.variables.lists import IteratorVariable, ListIteratorVariable
 
 if TYPE_CHECKING:
@@ -135,11 +135,7 @@ def END_FOR(tx: InstructionTranslatorBase, inst: Instruction) -> None:
 
 def enter_with(tx: InstructionTranslatorBase, inst: Instruction) -> VariableTracker:
     """Push the manager's ``__exit__``, enter it and return what ``__enter__`` returns."""
-    ctx = tx.pop()
-    if not isinstance(ctx, GradModeVariable):
-        unimplemented(f"with {ctx!r} (only grad-mode context managers are modelled)")
-    tx.push(WithExitFunctionVariable(ctx, setup=tx.index_of[id(inst)]))
-    return ctx.enter(tx)
+    return ctx_manager.enter(tx, tx.pop(), setup=tx.index_of[id(inst)])
 
 
 @handler("BEFORE_WITH", since=(3, 11))
@@ -153,3 +149,27 @@ def SETUP_WITH(tx: InstructionTranslatorBase, inst: Instruction) -> None:
     value = enter_with(tx, inst)
     tx.block_stack.append(Block("with", inst.target, len(tx.stack)))
     tx.push(value)
+
+
+def exit_with_exception(tx: InstructionTranslatorBase, exit_depth: int, exc_depth: int) -> None:
+    """Call the block's ``__exit__`` (at stack depth `exit_depth`) with the exception (at
+    `exc_depth`) and push what it returns: true suppresses the exception."""
+    from minidynamo.builder import VariableBuilder
+
+    exc = tx.stack[-exc_depth]
+    exc_type = VariableBuilder(tx, None)(exc.python_type())
+    none = ConstantVariable(None)  # the traceback
+    tx.push(tx.stack[-exit_depth].call_function(tx, [exc_type, exc, none], {}))
+
+
+@handler("WITH_EXCEPT_START", since=(3, 11))
+def WITH_EXCEPT_START(tx: InstructionTranslatorBase, inst: Instruction) -> None:
+    """Stack: ``__exit__``, lasti, the previous exception, the exception."""
+    exit_with_exception(tx, exit_depth=4, exc_depth=1)
+
+
+@handler("WITH_EXCEPT_START", until=(3, 10))
+def WITH_EXCEPT_START_seven_values(tx: InstructionTranslatorBase, inst: Instruction) -> None:
+    """Stack: ``__exit__``, the previous exception's three values, then traceback,
+    exception and its type."""
+    exit_with_exception(tx, exit_depth=7, exc_depth=2)

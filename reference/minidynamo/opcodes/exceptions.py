@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from minidynamo.exc import ObservedException, unimplemented
 from minidynamo.opcodes import handler
-from minidynamo.variables.constant import ConstantVariable
+from minidynamo.variables.constant import ConstantVariable, is_constant_none
 from minidynamo.variables.exceptions import ExceptionVariable
 from minidynamo.variables.user_defined import UserDefinedClassVariable
 
@@ -54,8 +54,13 @@ def RAISE_VARARGS(tx: InstructionTranslatorBase, inst: Instruction) -> None:
         if not tx.handled_exceptions:
             unimplemented("bare raise outside an except clause")
         raise ObservedException(tx.handled_exceptions[-1])
-    if inst.argval == 2:
-        unimplemented("raise ... from ... (exception chaining is not modelled)")
+    if inst.argval == 2:  # raise exc from cause
+        cause = tx.pop()
+        exc = as_exception(tx, tx.pop())
+        if not is_constant_none(cause):
+            cause = as_exception(tx, cause)
+        exc.cause = cause  # type: ignore[attr-defined]
+        raise ObservedException(exc)
     raise ObservedException(as_exception(tx, tx.pop()))
 
 

@@ -28,6 +28,7 @@ DUNDER_NAMES = {
     "__delitem__": "delitem",
     "__contains__": "contains",
     "__iter__": "iter",
+    "__next__": "next",
     "__add__": "add_op",
     "__iadd__": "iadd_op",
     "__mul__": "mul_op",

@@ -23,9 +23,10 @@ from minidynamo import trace_rules
 from minidynamo.exc import unimplemented
 from minidynamo.source import AttrSource
 from minidynamo.variables.base import NotConstant, VariableTracker
-from minidynamo.variables.constant import ConstantVariable, fold
+from minidynamo.variables.constant import ConstantVariable, fold, is_constant_none
 from minidynamo.variables.descriptors import MethodDescriptorVariable, is_method_descriptor
 from minidynamo.variables.dicts import ConstDictVariable, SetVariable, constant_key
+from minidynamo.variables.exceptions import raise_observed
 from minidynamo.variables.lists import (
     BaseListVariable,
     IteratorVariable,
@@ -460,12 +461,16 @@ def _call_iter(tx: InstructionTranslatorBase, obj: VariableTracker) -> VariableT
     return ListIteratorVariable(_iterate(tx, obj))
 
 
-def _call_next(tx: InstructionTranslatorBase, it: VariableTracker) -> VariableTracker:
+def _call_next(
+    tx: InstructionTranslatorBase, it: VariableTracker, default: VariableTracker | None = None
+) -> VariableTracker:
     if not isinstance(it, IteratorVariable):
         unimplemented(f"next() of {it!r}")
     item = it.next_variable()
     if item is None:
-        unimplemented("next() raises StopIteration")
+        if default is None:
+            raise_observed(StopIteration)
+        return default
     return item
 
 
@@ -547,7 +552,7 @@ def _call_filter(
     """The items whose ``fn(item)`` (or the item itself, for ``filter(None, ...)``) is true."""
 
     def keep(item: VariableTracker) -> bool:
-        if fn.is_python_constant() and fn.as_python_constant() is None:
+        if is_constant_none(fn):
             return item.bool_value()
         return fn.call_function(tx, [item], {}).bool_value()
 

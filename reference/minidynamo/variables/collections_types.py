@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from minidynamo.exc import unimplemented
 from minidynamo.variables.base import VariableTracker
-from minidynamo.variables.constant import ConstantVariable
+from minidynamo.variables.constant import ConstantVariable, is_constant_none
 from minidynamo.variables.dicts import ConstDictVariable, constant_key
 from minidynamo.variables.lists import ListVariable, check_mutable
 
@@ -183,9 +183,7 @@ class DefaultDictVariable(ConstDictVariable):
     ) -> VariableTracker:
         k = constant_key(key)
         if k not in self.items:
-            if self.default_factory.is_python_constant() and (
-                self.default_factory.as_python_constant() is None
-            ):
+            if is_constant_none(self.default_factory):
                 return super().method_getitem(tx, key)
             check_mutable(tx, self)
             self.items[k] = self.default_factory.call_function(tx, [], {})

@@ -48,6 +48,11 @@ def is_constant_value(value: object) -> bool:
     return isinstance(value, CONSTANT_TYPES)
 
 
+def is_constant_none(value: VariableTracker) -> bool:
+    """`value` is the constant None (``filter(None, ...)``, ``raise e from None``)."""
+    return value.is_python_constant() and value.as_python_constant() is None
+
+
 class ConstantVariable(VariableTracker):
     """A constant: `ConstantVariable(int: 3)` in trace logs."""
 

@@ -1,19 +1,26 @@
-"""`GradModeVariable`: ``with torch.no_grad():``, ``with torch.enable_grad():`` and
-``with torch.set_grad_enabled(mode):`` (seed "Graph Breaks": Dynamo models the grad mode
-as a context-manager variable).
+"""`with` blocks: `GradModeVariable` for ``with torch.no_grad():``, ``with
+torch.enable_grad():`` and ``with torch.set_grad_enabled(mode):`` (seed "Graph Breaks":
+Dynamo models the grad mode as a context-manager variable), and any other manager whose
+``__enter__``/``__exit__`` are Python code (a user's class, contextlib's managers), whose
+methods are inlined.
 
-BEFORE_WITH / SETUP_WITH call `enter`, the block's exit call calls `exit`; each records a
-``torch._C._set_grad_enabled(...)`` node, as Dynamo's graph does, and switches the real
-grad mode so that the example values of the block have the block's ``requires_grad``.
-At a graph break inside a block the `WithExitFunctionVariable` left on the stack is what
-the continuation needs to enter the block again (symbolic_convert.break_graph).
+BEFORE_WITH / SETUP_WITH enter the manager and leave a `WithExitFunctionVariable` on the
+stack; the block's exit (normal, or WITH_EXCEPT_START with an exception) calls it. A
+grad-mode switch records a ``torch._C._set_grad_enabled(...)`` node, as Dynamo's graph
+does, and switches the real grad mode so that the example values of the block have the
+block's ``requires_grad``. At a graph break inside a grad-mode block the continuation
+enters it again (symbolic_convert.break_graph); inside any other manager's block the
+frame runs eagerly, as in Dynamo (the manager's state cannot be rebuilt).
 """
 
 from __future__ import annotations
 
+import inspect
+import types
 from typing import TYPE_CHECKING
 
 import torch
+from minidynamo import trace_rules
 from minidynamo.exc import unimplemented
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable
@@ -98,14 +105,49 @@ class GradModeVariable(VariableTracker):
         return ConstantVariable(None)
 
 
+def enter(tx: InstructionTranslatorBase, ctx: VariableTracker, setup: int) -> VariableTracker:
+    """Enter the manager `ctx` of the `with` statement at instruction `setup`: push its
+    ``__exit__`` and return what ``__enter__`` returns."""
+    if isinstance(ctx, GradModeVariable):
+        tx.push(WithExitFunctionVariable(ctx, setup))
+        return ctx.enter(tx)
+    enter_fn = special_method(tx, ctx, "__enter__")
+    tx.push(WithExitFunctionVariable(ctx, setup, special_method(tx, ctx, "__exit__")))
+    return enter_fn.call_function(tx, [], {})
+
+
+def special_method(
+    tx: InstructionTranslatorBase, obj: VariableTracker, name: str
+) -> VariableTracker:
+    """``type(obj).name`` bound to `obj`, as CPython looks up ``__enter__``/``__exit__``:
+    Python code the trace can inline, or a graph break."""
+    from minidynamo.variables.user_defined import UserDefinedObjectVariable, wrap_class_attribute
+
+    method = inspect.getattr_static(obj.python_type(), name, None)
+    traceable = isinstance(method, types.FunctionType) and (
+        trace_rules.lookup(method) is trace_rules.Rule.INLINE
+    )
+    if not isinstance(obj, UserDefinedObjectVariable) or not traceable:
+        unimplemented(f"with {obj!r} (its {name} is not Python code the trace can inline)")
+    return wrap_class_attribute(tx, obj, method, None)
+
+
 class WithExitFunctionVariable(VariableTracker):
     """The bound ``__exit__`` that BEFORE_WITH / SETUP_WITH (instruction `setup` of the
-    frame's code) leave on the stack."""
+    frame's code) leave on the stack: a grad-mode manager's exit, or `exit_fn`, the
+    manager's own ``__exit__`` method."""
 
-    def __init__(self, ctx: GradModeVariable, setup: int) -> None:
+    def __init__(
+        self, ctx: VariableTracker, setup: int, exit_fn: VariableTracker | None = None
+    ) -> None:
         super().__init__()
         self.ctx = ctx
         self.setup = setup
+        self.exit_fn = exit_fn
+
+    def can_reenter(self) -> bool:
+        """A continuation can enter the block again (grad modes only, as in Dynamo)."""
+        return isinstance(self.ctx, GradModeVariable)
 
     def __repr__(self) -> str:
         return f"WithExitFunctionVariable({self.ctx!r})"
@@ -116,12 +158,14 @@ class WithExitFunctionVariable(VariableTracker):
         args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
-        return self.ctx.exit(tx)
+        if self.exit_fn is not None:
+            return self.exit_fn.call_function(tx, args, kwargs)
+        return self.ctx.exit(tx)  # type: ignore[attr-defined]
 
     def reconstruct(self, codegen: PyCodegen) -> None:
         """The manager's class: at a graph break the continuation calls it to enter the
         block again (resume.WithSlot), as Dynamo passes ``torch.set_grad_enabled``."""
-        codegen.load_import(self.ctx.cls)
+        codegen.load_import(self.ctx.cls)  # type: ignore[attr-defined]
 
 
 def set_grad_enabled(tx: InstructionTranslatorBase, mode: bool) -> None:

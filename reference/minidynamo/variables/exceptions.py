@@ -26,6 +26,7 @@ class ExceptionVariable(VariableTracker):
         super().__init__()
         self.exc_type = exc_type
         self.args = args
+        self.cause: VariableTracker = ConstantVariable(None)  # `raise ... from cause`
 
     def __repr__(self) -> str:
         return f"ExceptionVariable({self.exc_type.__name__})"
@@ -42,6 +43,10 @@ class ExceptionVariable(VariableTracker):
 
         if name == "args":
             return TupleVariable(list(self.args))
+        if name == "__cause__":
+            return self.cause
+        if name == "value" and issubclass(self.exc_type, StopIteration):
+            return self.args[0] if self.args else ConstantVariable(None)
         unimplemented(f"attribute {name!r} of the exception {self!r}")
 
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from minidynamo import graph_break_registry as gb
 from minidynamo import trace_rules
 from minidynamo.bytecode import create_call_function_kw, create_make_function
-from minidynamo.exc import unimplemented
+from minidynamo.exc import ObservedException, unimplemented
 from minidynamo.source import AttrSource, GetItemSource, GlobalSource
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable
@@ -136,7 +136,49 @@ class GeneratorVariable(IteratorVariable):
         return types.GeneratorType
 
     def next_variable(self) -> VariableTracker | None:
-        return self.tx.next_value()
+        return self.tx.resume()
+
+    def returned(self) -> VariableTracker:
+        """What the body returned (None until it has)."""
+        return self.tx.symbolic_result or ConstantVariable(None)
+
+    def finished(self, item: VariableTracker | None) -> VariableTracker:
+        """`item`, or StopIteration carrying the body's return value once it has returned."""
+        if item is None:
+            from minidynamo.variables.exceptions import ExceptionVariable
+
+            raise ObservedException(ExceptionVariable(StopIteration, [self.returned()]))
+        return item
+
+    def method_next(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        return self.finished(self.tx.resume())
+
+    def method_send(self, tx: InstructionTranslatorBase, value: VariableTracker) -> VariableTracker:
+        return self.finished(self.tx.resume(sent=value))
+
+    def method_throw(
+        self, tx: InstructionTranslatorBase, value: VariableTracker
+    ) -> VariableTracker:
+        from minidynamo.opcodes.exceptions import as_exception
+
+        return self.finished(self.tx.resume(thrown=ObservedException(as_exception(tx, value))))
+
+    def method_close(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        """GeneratorExit raised at the paused yield; the generator must not yield again."""
+        from minidynamo.variables.exceptions import ExceptionVariable, raise_observed
+
+        if self.tx.paused_at is None or self.tx.done:
+            self.tx.done = True
+            return ConstantVariable(None)
+        try:
+            item = self.tx.resume(thrown=ObservedException(ExceptionVariable(GeneratorExit, [])))
+        except ObservedException as e:
+            if issubclass(e.exception.python_type(), (GeneratorExit, StopIteration)):
+                return ConstantVariable(None)
+            raise
+        if item is not None:
+            raise_observed(RuntimeError, "generator ignored GeneratorExit")
+        return ConstantVariable(None)
 
 
 def globals_source(tx: InstructionTranslatorBase, f_globals: dict) -> Any:

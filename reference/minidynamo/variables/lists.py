@@ -237,7 +237,11 @@ class ListVariable(BaseListVariable):
         self, tx: InstructionTranslatorBase, values: VariableTracker
     ) -> VariableTracker:
         check_mutable(tx, self)
-        self.items.extend(values.unpack_var_sequence(tx))
+        if isinstance(values, IteratorVariable):  # appended as they come: it may read the list
+            while (item := values.next_variable()) is not None:
+                self.items.append(item)
+        else:
+            self.items.extend(values.unpack_var_sequence(tx))
         return ConstantVariable(None)
 
     def method_iadd_op(

@@ -3,7 +3,11 @@
 Parameters, buffers and submodules are found in the module's `_parameters`, `_buffers`
 and `_modules` dicts and sourced through them, as real Dynamo does
 (`L['self']._modules['lin']._parameters['weight']` -> placeholder
-`l_self_modules_lin_parameters_weight_`). Modules with hooks are not modelled.
+`l_self_modules_lin_parameters_weight_`). A call runs what `nn.Module.__call__` runs: a
+class's own ``__call__``, or ``forward`` (an instance's own first) between its forward
+hooks (polyfills/nn_module.py), which are guarded where a module has them. As in Dynamo
+(`skip_nnmodule_hook_guards`), a module without hooks is not guarded against gaining
+some; backward hooks are not traced.
 """
 
 from __future__ import annotations
@@ -12,22 +16,21 @@ from typing import TYPE_CHECKING
 
 import torch
 from minidynamo.exc import unimplemented
-from minidynamo.source import AttrSource, GetItemSource
+from minidynamo.polyfills import nn_module as nn_module_polyfills
+from minidynamo.source import AttrSource, GetItemSource, GlobalSource
 from minidynamo.variables.base import VariableTracker
-from minidynamo.variables.functions import UserFunctionVariable
-from minidynamo.variables.user_defined import UserDefinedObjectVariable
+from minidynamo.variables.constant import ConstantVariable
+from minidynamo.variables.dicts import ConstDictVariable
+from minidynamo.variables.functions import inline_polyfill
+from minidynamo.variables.lists import ListVariable, TupleVariable
+from minidynamo.variables.user_defined import UserDefinedObjectVariable, user_slot
 
 if TYPE_CHECKING:
     from minidynamo.symbolic_convert import InstructionTranslatorBase
 
 _REGISTRIES = ("_parameters", "_buffers", "_modules")
-_HOOK_DICTS = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks")
-_GLOBAL_HOOKS = (
-    "_global_forward_hooks",
-    "_global_forward_pre_hooks",
-    "_global_backward_hooks",
-    "_global_backward_pre_hooks",
-)
+_BACKWARD_HOOKS = ("_backward_hooks", "_backward_pre_hooks")
+_GLOBAL_BACKWARD_HOOKS = ("_global_backward_hooks", "_global_backward_pre_hooks")
 
 
 class NNModuleVariable(UserDefinedObjectVariable):
@@ -72,9 +75,47 @@ class NNModuleVariable(UserDefinedObjectVariable):
         args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
-        module_hooks = any(getattr(self.value, hooks, None) for hooks in _HOOK_DICTS)
-        global_hooks = any(getattr(torch.nn.modules.module, hooks) for hooks in _GLOBAL_HOOKS)
-        if module_hooks or global_hooks:
-            unimplemented(f"call of {type(self.value).__qualname__} with hooks")
-        forward = UserFunctionVariable(type(self.value).forward)
-        return forward.call_function(tx, [self, *args], kwargs)
+        module = self.value
+        if user_slot(type(module), "__call__") is not None:
+            return super().call_function(tx, args, kwargs)  # the class's own __call__
+        hooks_module = torch.nn.modules.module
+        if any(getattr(module, name, None) for name in _BACKWARD_HOOKS) or any(
+            getattr(hooks_module, name) for name in _GLOBAL_BACKWARD_HOOKS
+        ):
+            unimplemented(f"call of {type(module).__qualname__} with backward hooks")
+        forward = self.var_getattr(tx, "forward")  # an instance's own forward wins
+        pre_hooks = self.hooks(tx, "_forward_pre_hooks", "_forward_pre_hooks_with_kwargs")
+        hooks = self.hooks(tx, "_forward_hooks", "_forward_hooks_with_kwargs")
+        if not pre_hooks and not hooks:
+            return forward.call_function(tx, args, kwargs)
+        call_args = [self, forward, TupleVariable(args), ConstDictVariable(dict(kwargs))]
+        call_args += [ListVariable(pre_hooks), ListVariable(hooks)]
+        return inline_polyfill(tx, nn_module_polyfills.call_with_hooks, call_args, {})
+
+    def hooks(
+        self, tx: InstructionTranslatorBase, name: str, with_kwargs: str
+    ) -> list[VariableTracker]:
+        """(hook, takes kwargs) pairs of the global hook dict `name`, then the module's,
+        in the order `_call_impl` runs them; each non-empty dict's keys are guarded."""
+        from minidynamo.builder import VariableBuilder
+
+        hooks_module = torch.nn.modules.module
+        pairs: list[VariableTracker] = []
+        for owner, prefix in ((hooks_module, "_global"), (self.value, "")):
+            table = getattr(owner, prefix + name)
+            if not table:
+                continue
+            if owner is hooks_module:
+                base = GlobalSource(tx.output.install_import(owner, hooks_module.__name__))
+            elif self.source is None:
+                unimplemented(f"hooks of {self!r}, which has no source to guard them")
+            else:
+                base = self.source
+            source = AttrSource(base, prefix + name)
+            tx.output.guards.add_dict_keys(source, table)
+            kwargs_table = getattr(owner, prefix + with_kwargs, {})
+            for hook_id, hook in table.items():
+                hook_vt = VariableBuilder(tx, GetItemSource(source, hook_id))(hook)
+                takes_kwargs = ConstantVariable(hook_id in kwargs_table)
+                pairs.append(TupleVariable([hook_vt, takes_kwargs]))
+        return pairs

@@ -10,6 +10,7 @@ creates a new object (``object.__new__(cls)``, as Dynamo's `object_new`) and inl
 
 from __future__ import annotations
 
+import abc
 import inspect
 import operator
 import types
@@ -36,13 +37,15 @@ if TYPE_CHECKING:
 def plain_class_problem(cls: type) -> str | None:
     """Why instances of `cls` cannot be created and changed by the trace, or None: its
     metaclass, ``__new__``, ``__setattr__`` or attribute lookup could run any code."""
-    from minidynamo.trace_rules import is_library_module
+    from minidynamo.trace_rules import is_traced_module
 
-    if type(cls) is not type:
+    if type(cls) not in (type, abc.ABCMeta):  # ABCMeta only adds isinstance checks
         return f"metaclass {type(cls).__qualname__}"
     for base in cls.__mro__[:-1]:  # `object` last
+        if base is abc.ABC:  # no behaviour of its own
+            continue
         module = inspect.getmodule(base)
-        if module is None or is_library_module(module):
+        if module is None or not is_traced_module(module):
             return f"base class {base.__qualname__} is not user code"
     for name, default in _OBJECT_SLOTS.items():
         custom = inspect.getattr_static(cls, name, None) is not default
@@ -307,6 +310,8 @@ class UserDefinedObjectVariable(VariableTracker):
             return self.missing_attribute(tx, name, observe_missing)
         if name in instance_dict and attr is instance_dict[name]:
             return VariableBuilder(tx, source)(attr)
+        if self.source is not None and not self.is_new_object() and hasattr(self.value, "__dict__"):
+            tx.output.guards.add_not_in_instance_dict(self.source, name)
         if isinstance(attr, types.MemberDescriptorType) and not self.is_new_object():
             try:  # a __slots__ value, read in C (dataclasses.Field.name)
                 value = attr.__get__(self.value, type(self.value))
