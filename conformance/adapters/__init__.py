@@ -54,7 +54,8 @@ class Adapter(abc.ABC):
         raise NotImplementedError(f"{self.name} cannot mark dims dynamic")
 
     def is_compile_error(self, error: BaseException) -> bool:
-        """Whether `error` is the implementation refusing to compile (fullgraph breaks)."""
+        """Whether `error` is the implementation refusing to compile (fullgraph breaks, a
+        recompile limit hit under fullgraph)."""
         return False
 
 

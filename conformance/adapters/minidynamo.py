@@ -77,7 +77,7 @@ class MinidynamoAdapter(Adapter):
         self.md.mark_dynamic(tensor, dim)
 
     def is_compile_error(self, error: BaseException) -> bool:
-        return isinstance(error, self.md.exc.Unsupported)
+        return isinstance(error, (self.md.exc.Unsupported, self.md.exc.RecompileLimitExceeded))
 
     def observations(self) -> Observations:
         codes = self._channels.messages("graph_code")

@@ -5,7 +5,7 @@ limit. Each case's frame, graph and recompile counts are real Dynamo's on the sa
 
 import torch
 
-from conformance.spec import Call, Expect, T, case
+from conformance.spec import Call, Expect, Same, T, case
 
 SCALE = 2
 
@@ -26,7 +26,11 @@ def _set_scale(value: int):
     return before
 
 
-@case(tags=["recompiles", "dynamic-shapes"], calls=_ints(2, 3, 4, 5), expect=Expect(frames=2, graphs=2))
+@case(
+    tags=["recompiles", "dynamic-shapes"],
+    calls=_ints(2, 3, 4, 5),
+    expect=Expect(frames=2, graphs=2),
+)
 def int_argument_turns_dynamic(x, n):
     """An int argument is a constant first; after it changed, a SymInt input."""
     return x * n
@@ -207,3 +211,91 @@ def list_length_stays_static(x, items):
 def module_batch_turns_dynamic():
     """The input's batch dim turns dynamic; the parameters' sizes stay static."""
     return torch.nn.Linear(4, 4)
+
+
+@case(
+    tags=["recompiles", "dynamic-shapes"],
+    calls=[Call(T(4), v) for v in (2.0, 3.0, 4.0)],
+    expect=Expect(frames=2, graphs=2),
+)
+def float_scalar_turns_dynamic(x, f):
+    """A float argument is a constant first; after it changed, a graph input."""
+    return x * f
+
+
+@case(
+    tags=["recompiles", "dynamic-shapes"],
+    calls=[Call(T(4), v) for v in (2.0, 3.0, 4.0)],
+    expect=Expect(frames=3, graphs=3),
+    config={"specialize_float": True},
+)
+def float_scalar_specialized(x, f):
+    """With `specialize_float`, a float stays a constant: each value compiles anew."""
+    return x * f
+
+
+@case(
+    tags=["recompiles", "dynamic-shapes"],
+    calls=[Call(T(2, 4), T(n, 4, parameter=True, mark_dynamic=(0,))) for n in (3, 5, 7)],
+    expect=Expect(frames=3, graphs=3),
+)
+def mark_dynamic_on_parameter_ignored(x, w):
+    """Parameters' sizes are always static: marking one dynamic changes nothing, and
+    each new size compiles anew (as the parameters of a module)."""
+    return x @ w.t()
+
+
+# Aliasing: which inputs are the same object is guarded.
+
+
+@case(
+    tags=["recompiles", "guards"],
+    calls=[Call(T(3), Same(0)), Call(T(3), T(3)), Call(T(3), Same(0)), Call(T(3), T(3))],
+    expect=Expect(frames=2, graphs=2),
+)
+def same_tensor_twice_then_two(a, b):
+    """One tensor passed twice is one graph input; two tensors need another entry."""
+    return a + b
+
+
+@case(
+    tags=["recompiles", "guards", "side-effects"],
+    calls=[Call(T(3), T(3)), Call(T(3), Same(0)), Call(T(3), T(3))],
+    expect=Expect(frames=2, graphs=2),
+)
+def aliased_inputs_mutated(a, b):
+    """An in-place update of `a` is seen through `b` only when they are one tensor."""
+    a.add_(1)
+    return a + b
+
+
+# The recompile limit: past it, a call that misses the cache runs uncompiled, and so do
+# the frames it calls.
+
+
+def helper_called_after_limit(x):
+    return x.cos()
+
+
+@case(
+    tags=["recompiles", "guards"],
+    calls=[Call(T(3), mode) for mode in ("a", "bb", "ccc", "dddd", "a")],
+    expect=Expect(frames=2, graphs=2),
+    config={"recompile_limit": 2},
+)
+def limit_callee_runs_uncompiled(x, mode):
+    """Past the limit the frame runs uncompiled, and the helper it calls is not compiled
+    as a frame of its own; a call that fits an entry still runs it."""
+    return helper_called_after_limit(x) + len(mode)
+
+
+@case(
+    tags=["recompiles", "fullgraph"],
+    calls=[Call(T(3), mode) for mode in ("a", "bb", "ccc")],
+    expect=Expect(outcome="compile-error", frames=2, graphs=2),
+    options={"fullgraph": True},
+    config={"recompile_limit": 2},
+)
+def limit_under_fullgraph_raises(x, mode):
+    """Under fullgraph=True, the call that needs a compile past the limit raises."""
+    return x * len(mode)

@@ -21,7 +21,6 @@ from minidynamo.exc import unimplemented
 from minidynamo.source import (
     AttrSource,
     GetItemSource,
-    GlobalSource,
     LocalSource,
     placeholder_name,
 )
@@ -335,9 +334,9 @@ _WRAPPERS: list[
 
 def _may_be_symbolic(source: Source) -> bool:
     """Whether an int read from `source` may become a symbol: an argument or closure
-    variable of the frame, or an item of one. Globals, attributes (module hyperparameters,
-    object fields) and function defaults stay constants, as in Dynamo, which assumes a
-    program does not mean to vary those."""
+    variable of the frame, or an item of one. Globals, module attributes and function
+    defaults stay constants, as in Dynamo, which assumes a program does not mean to vary
+    those; so do a plain object's fields here (Dynamo lets those of an argument vary)."""
     while isinstance(source, GetItemSource):
         source = source.base
     return isinstance(source, LocalSource)

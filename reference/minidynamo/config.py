@@ -8,7 +8,8 @@ import contextlib
 from collections.abc import Iterator
 
 # Seed "Guards": each failed guard check recompiles; after this many entries per code
-# object the frame (and what it calls) only runs what is compiled, never compiling again.
+# object, a call that misses the cache runs uncompiled, and so do the frames it calls
+# (convert_frame.past_recompile_limit); under fullgraph=True it raises instead.
 recompile_limit: int = 8
 
 # Sizes and ints of inputs are constants in a frame's first compile; False: symbols from
@@ -19,9 +20,10 @@ assume_static_by_default: bool = True
 # False: every change recompiles, still static (as `dynamic=False`).
 automatic_dynamic_shapes: bool = True
 
-# Python floats always constants, guarded on their value; False: they follow the two
-# knobs above, and a dynamic float is a float64 0-dim tensor input of the graph.
-specialize_float: bool = False
+# Python floats are constants, guarded on their value. Only True is modelled: Dynamo's
+# default, False, makes a float that changed a float64 0-dim tensor input of the graph
+# (conformance expectations: recompile_policy.float_scalar_turns_dynamic).
+specialize_float: bool = True
 
 # Log the Python traceback of internal failures, not only their one-line reason.
 verbose: bool = False

@@ -190,21 +190,44 @@ class _GuardPrinter(PythonPrinter):
 
 @dataclasses.dataclass(frozen=True)
 class Dynamism:
-    """When an input's size, int or float becomes a symbol: the recompile policy's table
-    (Dynamo's config knobs of the same names; `compile(dynamic=)` overrides them).
+    """The recompile policy, as one table: what changed between calls, under which knobs
+    (Dynamo's config names; `compile(dynamic=)` overrides them) -> what it is in the next
+    compile. Each row has its cases in conformance/cases/recompile_policy.py.
 
-    | compile(dynamic=) | assume_static_by_default | automatic_dynamic_shapes | 1st compile | once it changed |
-    |---|---|---|---|---|
-    | None  | True  | True  | constant | symbol (one more compile) |
-    | None  | True  | False | constant | constant: each new value compiles anew |
-    | None  | False | any   | symbol   | symbol |
-    | True  | (False) | (as set) | symbol | symbol |
-    | False | (True) | (False) | constant | constant |
+    changed                     knobs / options               -> next compile
+    a size, an int argument     defaults                      -> constant, then a symbol
+        size_default_policy, int_argument_turns_dynamic, module_batch_turns_dynamic
+    an int through a closure    defaults                      -> as its argument: a symbol
+        closure_int_turns_dynamic, closure_made_per_call_own_frame
+    a size or an int            automatic_dynamic_shapes=False -> constant, compiled anew
+        size_without_automatic_dynamic, int_without_automatic_dynamic
+    a size or an int            assume_static_by_default=False -> symbol from the 1st compile
+        size_not_static_by_default, int_not_static_by_default, size_neither_knob
+    a size or an int            dynamic=True                  -> symbol from the 1st compile
+        dynamic_true_compiles_once
+    a size or an int            dynamic=False                 -> constant, compiled anew
+        dynamic_false_recompiles_each_value
+    an int 0 or 1               defaults                      -> a symbol (sizes 0/1: constants)
+        int_zero_and_one_not_specialized
+    an int read from a global   any                           -> constant, compiled anew
+        global_int_stays_static
+    a float                     specialize_float=True (only)  -> constant, compiled anew
+        float_scalar_specialized, float_scalar_turns_dynamic (Dynamo's default: listed)
+    a bool                      any                           -> constant; entries reused
+        bool_flip_flop
+    a list's length             any                           -> constant (guarded length)
+        list_length_stays_static
+    a parameter's size          any, even mark_dynamic        -> constant, compiled anew
+        mark_dynamic_on_parameter_ignored
+    one tensor twice / two      any                           -> another cache entry
+        same_tensor_twice_then_two, aliased_inputs_mutated (guards.add_alias, add_no_aliasing)
+    anything, at recompile_limit entries                     -> no compile: the call and
+        the frames it calls run uncompiled (convert_frame.past_recompile_limit);
+        under fullgraph=True, RecompileLimitExceeded is raised
+        limit_callee_runs_uncompiled, limit_under_fullgraph_raises
 
-    Per value, before the table: a dim marked dynamic is a symbol, one marked static a
-    constant; parameter sizes, ints read from globals, attributes or defaults, bools, and
-    floats under `specialize_float` are always constants. convert_frame.py holds the rest
-    of the policy (the recompile limit and what runs after it)."""
+    A dim marked dynamic is a symbol, one marked static a constant, before the table;
+    `Dynamism` holds the rows that depend on the knobs, `ShapePolicy` the others."""
 
     static_first: bool
     automatic: bool
