@@ -50,8 +50,9 @@ class CompiledRun:
 
 def run_compiled(case: Case, adapter: Adapter) -> CompiledRun:
     adapter.reset()
-    compiled = adapter.compile(case.target(), **case.options)
-    records = run_calls(case, compiled, adapter)
+    with adapter.configured(case.config):
+        compiled = adapter.compile(case.target(), **case.options)
+        records = run_calls(case, compiled, adapter)
     return CompiledRun(records, adapter.observations())
 
 
@@ -66,11 +67,24 @@ def check_outcome(
     if outcome == "raises" and not raised:
         raise CaseError("the case expects an exception, but eager execution raised none")
     if outcome == "compile-error":
-        error = run.records[0].raw_error
-        if error is not None and adapter.is_compile_error(error):
-            return CheckResult("eager", PASSED)
-        return CheckResult("eager", DIFFERS, f"expected a compile error, got {error!r}")
+        return _check_compile_error(eager, run, adapter)
     problems = compare_runs(eager, run.records)
+    return CheckResult("eager", DIFFERS if problems else PASSED, "\n".join(problems))
+
+
+def _check_compile_error(
+    eager: list[CallRecord], run: CompiledRun, adapter: Adapter
+) -> CheckResult:
+    """The first call of the compiled run that raises raises a compile error (usually the
+    first call: a fullgraph break; a later one: the recompile limit hit under fullgraph),
+    and the calls before it did what eager did."""
+    failing = next((i for i, r in enumerate(run.records) if r.raw_error is not None), None)
+    if failing is None:
+        return CheckResult("eager", DIFFERS, "expected a compile error, no call raised one")
+    error = run.records[failing].raw_error
+    if not adapter.is_compile_error(error):
+        return CheckResult("eager", DIFFERS, f"expected a compile error, got {error!r}")
+    problems = compare_runs(eager[:failing], run.records[:failing])
     return CheckResult("eager", DIFFERS if problems else PASSED, "\n".join(problems))
 
 

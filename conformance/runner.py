@@ -21,7 +21,7 @@ from typing import Any
 import torch
 
 from conformance.adapters import Adapter
-from conformance.spec import Case, materialize
+from conformance.spec import Case, materialize, materialize_args
 
 
 @dataclasses.dataclass
@@ -192,7 +192,7 @@ def run_calls(
     for i, call in enumerate(case.calls):
         torch.manual_seed(1000 + i)
         marks: list[tuple[torch.Tensor, int]] = []
-        args = materialize(call.args, marks)
+        args = materialize_args(call.args, marks)
         kwargs = materialize(call.kwargs, marks)
         if adapter is not None:
             for tensor, dim in marks:

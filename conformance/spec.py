@@ -58,7 +58,8 @@ class T:
 
     Floating dtypes draw from randn, integer dtypes from [-8, 8], bool from coin flips;
     the runner seeds torch's generator before each call, so every run draws the same
-    values. `mark_dynamic` names dims the compiled run marks dynamic (seed: mark_dynamic).
+    values. `mark_dynamic` names dims the compiled run marks dynamic (seed: mark_dynamic);
+    `parameter=True` makes an `nn.Parameter` (floating, requires_grad).
     """
 
     def __init__(
@@ -67,13 +68,17 @@ class T:
         dtype: torch.dtype = torch.float32,
         requires_grad: bool = False,
         mark_dynamic: Sequence[int] = (),
+        parameter: bool = False,
     ) -> None:
         self.shape = shape
         self.dtype = dtype
         self.requires_grad = requires_grad
         self.mark_dynamic = tuple(mark_dynamic)
+        self.parameter = parameter
 
     def make(self) -> torch.Tensor:
+        if self.parameter:
+            return torch.nn.Parameter(torch.randn(self.shape, dtype=self.dtype))
         if self.dtype == torch.bool:
             return torch.rand(self.shape) > 0.5
         if self.dtype.is_floating_point:
@@ -89,6 +94,8 @@ class T:
             extras.append("requires_grad=True")
         if self.mark_dynamic:
             extras.append(f"mark_dynamic={self.mark_dynamic}")
+        if self.parameter:
+            extras.append("parameter=True")
         return f"T({', '.join(extras)})"
 
 
@@ -144,7 +151,8 @@ class Expect:
     """What a case shows. Unset fields (None) are not checked.
 
     outcome  "returns" (default), "raises" (eager raises; so must the compiled run) or
-             "compile-error" (the compiled run stops with the implementation's error).
+             "compile-error" (a call of the compiled run stops with the implementation's
+             error, the calls before it doing what eager did).
     frames   frames compiled: cache entries made, resume functions included (a frame that
              records no operation is left to CPython, not compiled).
     graphs   graphs handed to the backend.
@@ -183,6 +191,7 @@ class Case:
     python: tuple[str, str]
     options: dict[str, Any]
     factory: bool
+    config: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     @property
     def doc(self) -> str:
@@ -212,11 +221,14 @@ def case(
     python: tuple[str, str] = (PYTHONS[0], PYTHONS[-1]),
     options: dict[str, Any] | None = None,
     factory: bool = False,
+    config: dict[str, Any] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register the decorated function as a case (see conformance/README.md).
 
     `options` go to the implementation's compile (`fullgraph`, `dynamic`); with
     `factory=True` the function builds the callable under test (an nn.Module, a closure).
+    `config` sets Dynamo's config knobs of these names (`recompile_limit`,
+    `automatic_dynamic_shapes` ...) for the compiled run (`Adapter.configured`).
     """
     unknown = set(tags) - TAGS
     if unknown:
@@ -242,6 +254,7 @@ def case(
             python=python,
             options=dict(options or {}),
             factory=factory,
+            config=dict(config or {}),
         )
         return fn
 
@@ -271,6 +284,27 @@ def check_tensor(
         f"check_tensor({source}, {dtype}, device=cpu, requires_grad={requires_grad}, "
         f"size={list(size)}, stride={list(stride)})"
     )
+
+
+class Same:
+    """The very object that argument `index` of the same call is: `Call(T(3), Same(0))`
+    passes one tensor twice (an aliasing guard), where `Call(T(3), T(3))` passes two."""
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+    def __repr__(self) -> str:
+        return f"Same({self.index})"
+
+
+def materialize_args(args: tuple, marks: list[tuple[torch.Tensor, int]]) -> tuple:
+    """Fresh copies of a call's positional arguments, `Same` resolved."""
+    fresh = materialize(tuple(a for a in args if not isinstance(a, Same)), marks)
+    it = iter(fresh)
+    made: list[Any] = []
+    for a in args:
+        made.append(made[a.index] if isinstance(a, Same) else next(it))
+    return tuple(made)
 
 
 def materialize(value: Any, marks: list[tuple[torch.Tensor, int]]) -> Any:

@@ -10,6 +10,7 @@ module of conformance/adapters/ with a `make_adapter()`.
 from __future__ import annotations
 
 import abc
+import contextlib
 import importlib
 import importlib.metadata
 from collections.abc import Callable
@@ -42,12 +43,19 @@ class Adapter(abc.ABC):
     def observations(self) -> Observations:
         """What was observed since the last reset."""
 
+    def configured(self, knobs: dict[str, Any]) -> contextlib.AbstractContextManager[None]:
+        """A context in which the config knobs `knobs` (Dynamo's names: `recompile_limit`,
+        `automatic_dynamic_shapes`, `assume_static_by_default`, `specialize_float`) hold.
+        An implementation without knobs runs as it is (its counts may then differ)."""
+        return contextlib.nullcontext()
+
     def mark_dynamic(self, tensor: torch.Tensor, dim: int) -> None:
         """Mark `dim` of `tensor` dynamic before it is passed to a compiled function."""
         raise NotImplementedError(f"{self.name} cannot mark dims dynamic")
 
     def is_compile_error(self, error: BaseException) -> bool:
-        """Whether `error` is the implementation refusing to compile (fullgraph breaks)."""
+        """Whether `error` is the implementation refusing to compile (fullgraph breaks, a
+        recompile limit hit under fullgraph)."""
         return False
 
 

@@ -8,6 +8,7 @@ in conformance/README.md ("What the minidynamo adapter reads").
 
 from __future__ import annotations
 
+import contextlib
 import linecache
 import logging
 import re
@@ -67,13 +68,16 @@ class MinidynamoAdapter(Adapter):
         self._graphs.clear()
         self._channels.clear()
 
+    def configured(self, knobs: dict[str, Any]) -> contextlib.AbstractContextManager[None]:
+        return self.md.config.patch(**knobs)
+
     def mark_dynamic(self, tensor: torch.Tensor, dim: int) -> None:
         if not hasattr(self.md, "mark_dynamic"):
             raise NotImplementedError("minidynamo.mark_dynamic does not exist yet")
         self.md.mark_dynamic(tensor, dim)
 
     def is_compile_error(self, error: BaseException) -> bool:
-        return isinstance(error, self.md.exc.Unsupported)
+        return isinstance(error, (self.md.exc.Unsupported, self.md.exc.RecompileLimitExceeded))
 
     def observations(self) -> Observations:
         codes = self._channels.messages("graph_code")

@@ -8,6 +8,7 @@ The only module of the project that imports torch._dynamo.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import linecache
 import logging
@@ -19,7 +20,7 @@ from typing import Any
 
 import torch
 import torch._dynamo
-from torch._dynamo.exc import Unsupported
+from torch._dynamo.exc import FailOnRecompileLimitHit, Unsupported
 from torch._dynamo.types import GuardFail
 
 from conformance.adapters import Adapter
@@ -104,11 +105,14 @@ class TorchDynamoAdapter(Adapter):
             observed.clear()
         self._failures.clear()
 
+    def configured(self, knobs: dict[str, Any]) -> contextlib.AbstractContextManager[None]:
+        return torch._dynamo.config.patch(**knobs)
+
     def mark_dynamic(self, tensor: torch.Tensor, dim: int) -> None:
         torch._dynamo.mark_dynamic(tensor, dim)
 
     def is_compile_error(self, error: BaseException) -> bool:
-        return isinstance(error, Unsupported)
+        return isinstance(error, (Unsupported, FailOnRecompileLimitHit))
 
     def observations(self) -> Observations:
         return Observations(

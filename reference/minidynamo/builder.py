@@ -22,7 +22,6 @@ from minidynamo.exc import unimplemented
 from minidynamo.source import (
     AttrSource,
     GetItemSource,
-    GlobalSource,
     LocalSource,
     placeholder_name,
 )
@@ -348,12 +347,13 @@ _WRAPPERS: list[
 
 
 def _may_be_symbolic(source: Source) -> bool:
-    """Whether an int read from `source` may become a symbol: an argument, closure
-    variable or global, or an item of one; never an attribute (module hyperparameters,
-    function defaults and object fields stay constants, as in Dynamo)."""
+    """Whether an int read from `source` may become a symbol: an argument or closure
+    variable of the frame, or an item of one. Globals, module attributes and function
+    defaults stay constants, as in Dynamo, which assumes a program does not mean to vary
+    those; so do a plain object's fields here (Dynamo lets those of an argument vary)."""
     while isinstance(source, GetItemSource):
         source = source.base
-    return isinstance(source, (LocalSource, GlobalSource))
+    return isinstance(source, LocalSource)
 
 
 def wrap_fx_proxy(

@@ -2,8 +2,9 @@
 
 For each new frame: skip library code; run the guards of each cache entry of the code
 object and return the first entry whose guards pass; otherwise translate the frame
-(`InstructionTranslator`), compile its graph, and add a cache entry. Past
-`config.recompile_limit` entries, or when translation fails, the frame runs eagerly.
+(`InstructionTranslator`), compile its graph, and add a cache entry. When translation
+fails, the frame runs eagerly; past `config.recompile_limit` entries, a call that misses
+the cache runs uncompiled, and so do the frames it calls (`past_recompile_limit`).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from minidynamo import code_table, config, eval_frame, events, logs, resume, tra
 from minidynamo.bytecode import dis_text
 from minidynamo.code_table import CodeTable
 from minidynamo.codegen import modified_code
-from minidynamo.exc import BackendCompilerFailed, SkipFrame, Unsupported
+from minidynamo.exc import BackendCompilerFailed, RecompileLimitExceeded, SkipFrame, Unsupported
 from minidynamo.guards import CheckFunction
 from minidynamo.output_graph import OutputGraph
 from minidynamo.shapes import FrameShapeState, ShapePolicy
@@ -49,8 +50,21 @@ class CacheEntry:
     """One compiled version of a code object (DESIGN.md: GuardedCode)."""
 
     check_fn: CheckFunction
-    replacement: Callable
+    replacement: types.FunctionType
     code: types.CodeType
+
+    def replacement_for(self, closure: tuple | None) -> Callable:
+        """The modified code run with the calling frame's own closure cells: a closure
+        made anew per call (same code, other cells) hits this entry with its values."""
+        own = self.replacement.__closure__
+        if closure is None or own is None or _same_cells(closure, own):
+            return self.replacement
+        fn = self.replacement
+        return types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, None, closure)
+
+
+def _same_cells(a: tuple, b: tuple) -> bool:
+    return a is b or (len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True)))
 
 
 @dataclasses.dataclass
@@ -239,14 +253,13 @@ class ConvertFrame:
             state = states.setdefault(code, CodeState)
         entries = state.entries
         f_locals = frame_locals(code, args, closure)
-        for entry in entries:
-            if entry.check_fn(f_locals, f_globals):
-                return entry.replacement
+        hit = _cache_hit(state, f_locals, f_globals, closure)
+        if hit is not None:
+            return hit
         if not trace_rules.has_tensor_in_frame(code, f_locals, f_globals):
             return None  # as in Dynamo: nothing for a graph in sight, CPython runs it
         if len(entries) >= config.recompile_limit:
-            self.warn_recompile_limit(code, state, f_locals, f_globals)
-            return None
+            return self.past_recompile_limit(code, state, f_locals, f_globals, closure)
         if entries and recompiles_log.isEnabledFor(logging.DEBUG):
             reasons = [entry.check_fn.failure_reason(f_locals, f_globals) for entry in entries]
             recompiles_log.debug(
@@ -286,6 +299,7 @@ class ConvertFrame:
         if tx.records_no_operation and not self.fullgraph:
             raise SkipFrame("its trace records no operation")
         output.guards.add_shape_guards(output.shapes.produce_guards())
+        output.guards.add_no_aliasing()
         new_code = modified_code(code, tx.output_instructions)
         check_fn = output.guards.compile()
         f_globals.update(output.installed_globals)
@@ -358,18 +372,75 @@ class ConvertFrame:
         _skip(code)
         return None
 
-    def warn_recompile_limit(
-        self, code: types.CodeType, state: CodeState, f_locals: dict, f_globals: dict
-    ) -> None:
-        if state.warned_limit:
-            return
-        state.warned_limit = True
-        reason = state.entries[-1].check_fn.failure_reason(f_locals, f_globals)
-        log.warning(
-            "minidynamo: %s (%s) hit the recompile limit (%d); it runs eagerly from now on. "
-            "Last guard failure: %s",
-            code.co_name,
-            where(code),
-            config.recompile_limit,
-            reason,
-        )
+    def past_recompile_limit(
+        self,
+        code: types.CodeType,
+        state: CodeState,
+        f_locals: dict,
+        f_globals: dict,
+        closure: tuple | None,
+    ) -> Callable:
+        """The frame needs a compile past `config.recompile_limit`: under fullgraph=True
+        that raises; otherwise this call runs the original code with `run_only` as the
+        callback, so the frames it calls run their cache entries but never compile
+        (Dynamo's FrameAction.RUN_ONLY, for the frame and recursively). The next call
+        of the frame looks its cache up again."""
+        if not state.warned_limit:
+            state.warned_limit = True
+            reason = state.entries[-1].check_fn.failure_reason(f_locals, f_globals)
+            log.warning(
+                "minidynamo: %s (%s) hit the recompile limit (%d); calls that miss its "
+                "cache run uncompiled from now on, and so do the frames they call. "
+                "Last guard failure: %s",
+                code.co_name,
+                where(code),
+                config.recompile_limit,
+                reason,
+            )
+        if self.fullgraph:
+            return _raising(
+                RecompileLimitExceeded(
+                    f"{code.co_name} ({where(code)}) hit the recompile limit "
+                    f"({config.recompile_limit}) under fullgraph=True"
+                )
+            )
+        original = eval_frame.make_replacement(code, f_globals, closure, code.co_name)
+
+        def run_uncompiled(*args: object) -> object:
+            previous = eval_frame.set_callback(run_only)
+            try:
+                return original(*args)
+            finally:
+                eval_frame.set_callback(previous)
+
+        return run_uncompiled
+
+
+def _cache_hit(
+    state: CodeState, f_locals: dict, f_globals: dict, closure: tuple | None
+) -> Callable | None:
+    """The replacement of the first cache entry whose guards pass, or None."""
+    for entry in state.entries:
+        if entry.check_fn(f_locals, f_globals):
+            return entry.replacement_for(closure)
+    return None
+
+
+def run_only(
+    code: types.CodeType,
+    args: tuple,
+    f_globals: dict,
+    f_builtins: dict,
+    closure: tuple | None,
+) -> Callable | None:
+    """The callback while a frame past its recompile limit runs: a frame it calls runs a
+    cache entry whose guards pass, and otherwise CPython's code; nothing compiles."""
+    state = _states(f_globals).get(code)
+    if state is None or not state.entries:
+        return None
+    try:
+        return _cache_hit(state, frame_locals(code, args, closure), f_globals, closure)
+    except Exception as e:  # never raise into CPython
+        log.warning("minidynamo: cache lookup of %s (%s) failed, running it uncompiled: %s: %s",
+                    code.co_name, where(code), type(e).__name__, e)
+        return None

@@ -53,6 +53,12 @@ class BackendCompilerFailed(Exception):
     like any other, so the frame runs eagerly, the log naming the backend."""
 
 
+class RecompileLimitExceeded(Exception):
+    """Under `fullgraph=True`, a call needs one more compile of a frame that has
+    `config.recompile_limit` cache entries already: raised to the user, since the frame
+    may not run uncompiled (Dynamo's FailOnRecompileLimitHit)."""
+
+
 class SkipFrame(Exception):
     """The frame is left to CPython for good (not an error): its trace recorded no
     operation, so compiling it would only add guards (Dynamo: "no content in function

@@ -96,12 +96,18 @@ def _is_nan(value: object) -> bool:
     return isinstance(value, float) and math.isnan(value)
 
 
+def _distinct(*values: object) -> bool:
+    return len({id(v) for v in values}) == len(values)
+
+
 class GuardSet:
     """The ordered, de-duplicated guards of one frame, with the objects they refer to."""
 
     def __init__(self) -> None:
         self.guards: dict[str, Guard] = {}
         self.namespace: dict[str, Any] = {}
+        # The sources of tensor inputs, parameters aside, for `add_no_aliasing`.
+        self.tensor_sources: dict[str, Source] = {}
 
     def __iter__(self):
         return iter(self.guards.values())
@@ -166,6 +172,8 @@ class GuardSet:
         self, source: Source, value: torch.Tensor, fake: torch.Tensor | None = None
     ) -> None:
         spec = TensorSpec.of(value, fake)
+        if type(value) is not torch.nn.Parameter:
+            self.tensor_sources.setdefault(source.name, source)
         self._add(
             source,
             f"check_tensor({source.name}, {spec})",
@@ -194,6 +202,14 @@ class GuardSet:
     def add_alias(self, source: Source, other: Source) -> None:
         """`source` and `other` are the same object (one graph input serves both)."""
         self._add(source, f"{source.name} is {other.name}", f"{source.name} is {other.name}")
+
+    def add_no_aliasing(self) -> None:
+        """The frame's tensor inputs are distinct objects, as when it was traced: one
+        tensor passed twice is another trace (one graph input, an `add_alias` guard).
+        Dynamo's NO_TENSOR_ALIASING guard; parameters are left out, as there."""
+        if len(self.tensor_sources) > 1:
+            names = ", ".join(self.tensor_sources)
+            self._add(None, f"check_no_aliasing({names})", f"{self._bind(_distinct)}({names})")
 
     def add_shape_guards(self, texts: list[str]) -> None:
         """The shape guards of `ShapePolicy.produce_guards`: Python text over `L` and `G`

@@ -27,6 +27,7 @@ from torch.fx.experimental.symbolic_shapes import (
 )
 from torch.utils._sympy.printers import PythonPrinter
 
+from minidynamo import config
 from minidynamo.bytecode import create_call_method, create_load_method
 
 if TYPE_CHECKING:
@@ -187,12 +188,69 @@ class _GuardPrinter(PythonPrinter):
         return self.symbol_text(expr)
 
 
+@dataclasses.dataclass(frozen=True)
+class Dynamism:
+    """The recompile policy, as one table: what changed between calls, under which knobs
+    (Dynamo's config names; `compile(dynamic=)` overrides them) -> what it is in the next
+    compile. Each row has its cases in conformance/cases/recompile_policy.py.
+
+    changed                     knobs / options               -> next compile
+    a size, an int argument     defaults                      -> constant, then a symbol
+        size_default_policy, int_argument_turns_dynamic, module_batch_turns_dynamic
+    an int through a closure    defaults                      -> as its argument: a symbol
+        closure_int_turns_dynamic, closure_made_per_call_own_frame
+    a size or an int            automatic_dynamic_shapes=False -> constant, compiled anew
+        size_without_automatic_dynamic, int_without_automatic_dynamic
+    a size or an int            assume_static_by_default=False -> symbol from the 1st compile
+        size_not_static_by_default, int_not_static_by_default, size_neither_knob
+    a size or an int            dynamic=True                  -> symbol from the 1st compile
+        dynamic_true_compiles_once
+    a size or an int            dynamic=False                 -> constant, compiled anew
+        dynamic_false_recompiles_each_value
+    an int 0 or 1               defaults                      -> a symbol (sizes 0/1: constants)
+        int_zero_and_one_not_specialized
+    an int read from a global   any                           -> constant, compiled anew
+        global_int_stays_static
+    a float                     specialize_float=True (only)  -> constant, compiled anew
+        float_scalar_specialized, float_scalar_turns_dynamic (Dynamo's default: listed)
+    a bool                      any                           -> constant; entries reused
+        bool_flip_flop
+    a list's length             any                           -> constant (guarded length)
+        list_length_stays_static
+    a parameter's size          any, even mark_dynamic        -> constant, compiled anew
+        mark_dynamic_on_parameter_ignored
+    one tensor twice / two      any                           -> another cache entry
+        same_tensor_twice_then_two, aliased_inputs_mutated (guards.add_alias, add_no_aliasing)
+    anything, at recompile_limit entries                     -> no compile: the call and
+        the frames it calls run uncompiled (convert_frame.past_recompile_limit);
+        under fullgraph=True, RecompileLimitExceeded is raised
+        limit_callee_runs_uncompiled, limit_under_fullgraph_raises
+
+    A dim marked dynamic is a symbol, one marked static a constant, before the table;
+    `Dynamism` holds the rows that depend on the knobs, `ShapePolicy` the others."""
+
+    static_first: bool
+    automatic: bool
+
+    @classmethod
+    def of(cls, dynamic: bool | None) -> Dynamism:
+        if dynamic is True:
+            return cls(static_first=False, automatic=config.automatic_dynamic_shapes)
+        if dynamic is False:
+            return cls(static_first=True, automatic=False)
+        return cls(config.assume_static_by_default, config.automatic_dynamic_shapes)
+
+    def symbolic(self, varied: bool) -> bool:
+        """Whether a value traced as a constant so far (`varied`: it changed between this
+        code's compiles) is a symbol in this compile."""
+        return not self.static_first or (self.automatic and varied)
+
+
 class ShapePolicy:
     """The symbolic shapes policy of one frame compile (seed: static by default, automatic
     dynamic, 0/1 specialization, duck shaping, mark_dynamic, dynamic=True/False).
 
-    `dynamic`: None for static by default with automatic dynamic, True to trace every size
-    and int input as a symbol from the first compile, False for never (marks still apply).
+    `dynamic`: `compile(dynamic=)`, which with the config knobs gives the `Dynamism`.
     `log`: the `dynamic` log channel (symbol creations, guards added), or None."""
 
     def __init__(
@@ -203,7 +261,7 @@ class ShapePolicy:
         log: logging.Logger | None = None,
     ) -> None:
         self.frame_state = frame_state
-        self.dynamic = dynamic
+        self.dynamism = Dynamism.of(dynamic)
         self.log = log
         # As Dynamo without capture_dynamic_output_shape_ops: an op whose output shape
         # depends on the data (nonzero, x[mask]) raises, and the graph breaks there.
@@ -239,21 +297,18 @@ class ShapePolicy:
 
     def _dim_dynamism(self, value: torch.Tensor, source: Source) -> list[DimDynamic]:
         """Per dim: DYNAMIC (its own symbol) if marked dynamic; else STATIC if marked
-        static; else DUCK (a symbol shared by equal sizes) with dynamic=True or once the dim
-        has varied between compiles; else STATIC. Parameters are always static."""
+        static; else DUCK (a symbol shared by equal sizes) where the `Dynamism` says so;
+        else STATIC. Parameters are always static."""
         if isinstance(value, torch.nn.Parameter):
             return [DimDynamic.STATIC] * value.dim()
-        if self.dynamic is None:
-            varied = self.frame_state.merge_sizes(source.name, value.size())
-        else:
-            varied = (self.dynamic,) * value.dim()
+        varied = self.frame_state.merge_sizes(source.name, value.size())
         marked = getattr(value, DYNAMIC_DIMS, set()) | getattr(value, WEAK_DYNAMIC_DIMS, set())
         static = getattr(value, STATIC_DIMS, set())
         dims = []
         for dim in range(value.dim()):
             if dim in marked:
                 dims.append(DimDynamic.DYNAMIC)
-            elif dim in static or not varied[dim]:
+            elif dim in static or not self.dynamism.symbolic(varied[dim]):
                 dims.append(DimDynamic.STATIC)
             else:
                 dims.append(DimDynamic.DUCK)
@@ -262,11 +317,13 @@ class ShapePolicy:
     def _stride_dynamism(self, value: torch.Tensor, source: Source) -> list[DimDynamic]:
         """Per dim: DYNAMIC once the stride has varied between compiles (automatic
         dynamic, as for sizes: ``x`` then ``x.t()``); else INFER_STRIDE (computed from
-        the sizes, or static). Parameters and `dynamic=False` never vary."""
-        if self.dynamic is not None or isinstance(value, torch.nn.Parameter):
+        the sizes, or static). Parameters never vary; without automatic dynamic, nor do
+        strides."""
+        if isinstance(value, torch.nn.Parameter):
             return [DimDynamic.INFER_STRIDE] * value.dim()
         varied = self.frame_state.merge_strides(source.name, value.size(), value.stride())
-        return [DimDynamic.DYNAMIC if v else DimDynamic.INFER_STRIDE for v in varied]
+        automatic = self.dynamism.automatic
+        return [DimDynamic.DYNAMIC if v and automatic else DimDynamic.INFER_STRIDE for v in varied]
 
     def _record_properties(self, fake: torch.Tensor, source: Source) -> None:
         properties = [
@@ -293,12 +350,12 @@ class ShapePolicy:
 
     def wrap_int(self, value: int, source: Source) -> int | torch.SymInt:
         """Input `value` (read from `source`) as the trace sees it: the int itself (to be
-        guarded as a constant), or, with dynamic=True or once it has varied between compiles,
-        a SymInt that the graph takes as an input (``l_n_: torch.SymInt``). Unlike sizes,
-        ints 0 and 1 are not specialized; bools never become symbols."""
-        if isinstance(value, bool) or self.dynamic is False:
+        guarded as a constant), or, where the `Dynamism` says so, a SymInt that the graph
+        takes as an input (``l_n_: torch.SymInt``). Unlike sizes, ints 0 and 1 are not
+        specialized; bools never become symbols."""
+        if isinstance(value, bool):
             return value
-        if not (self.dynamic or self.frame_state.merge_int(source.name, value)):
+        if not self.dynamism.symbolic(self.frame_state.merge_int(source.name, value)):
             return value
         symint = self.shape_env.create_unspecified_symint_and_symbol(
             value, source, DimDynamic.DYNAMIC
