@@ -68,6 +68,7 @@ TRACE_TIME_RESULTS: dict[Callable, object] = {
     # No user dispatch mode is active in the graph (the fake mode is the tracer's own).
     torch.utils._python_dispatch._get_current_dispatch_mode_stack: [],
     torch._C._get_tracing_state: None,
+    torch._C._is_tracing: False,  # nn.Module._call_impl asks it on torch 2.15
 }
 
 # In graph without tensor arguments: torch functions called for their effect, which the
