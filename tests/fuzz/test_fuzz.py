@@ -1,8 +1,9 @@
 """The differential fuzzer's bounded, derandomized slice (issue 12): random programs
 (programs.py), each run eagerly and compiled, must agree call by call (differential.py).
 
-`SHARDS` test functions, each with its own fixed hypothesis seed, so that `-n 2` spreads
-them; benchmarks/fuzz.py runs long campaigns. A failure prints the shrunk program as a
+`SHARDS` test functions of `PROGRAMS_PER_SHARD` programs (2,000 per CPython in tox, about
+a minute and a half with `-n 2`), each with its own fixed hypothesis seed, so that `-n 2`
+spreads them; benchmarks/fuzz.py runs long campaigns. A failure prints the shrunk program as a
 conformance case.
 """
 
@@ -17,7 +18,7 @@ from fuzz_programs import Args, Program, programs
 from hypothesis import HealthCheck, given, seed, settings
 
 SHARDS = 8
-PROGRAMS_PER_SHARD = 25
+PROGRAMS_PER_SHARD = 250
 
 CALLS = (
     Args(0, 3, 2, 1),
