@@ -2,7 +2,10 @@
 
 Graphs are compared through a structural form that any implementation can produce from an
 FX GraphModule: one line per node, ``%2 = call_function sub(%0, %1)``, independent of
-node names; symbols are renumbered s0, s1 ... in order of appearance.
+node names; symbols are renumbered s0, s1 ... in order of appearance. Parity compares the
+canonical form of two structures (`canonical`): placeholders in the order of their first
+use, since when an implementation creates a graph input (at the first read of an argument,
+or at its first use in an op, as Dynamo's LazyVariableTracker) is not part of the graph.
 """
 
 from __future__ import annotations
@@ -103,6 +106,27 @@ def structure_of(gm: torch.fx.GraphModule) -> tuple[str, ...]:
             target = _target(node)
             lines.append(f"%{index[node]} = {node.op} {target}({', '.join(args)})")
     return tuple(lines)
+
+
+_NODE_REF = re.compile(r"%\d+\b")
+
+
+def canonical(structure: tuple[str, ...]) -> tuple[str, ...]:
+    """`structure` with its placeholders ordered by first use (then by name), every
+    node renumbered to match."""
+    placeholders = [line for line in structure if " = placeholder " in line]
+    others = [line for line in structure if " = placeholder " not in line]
+
+    def first_use(line: str) -> tuple[float, str]:
+        ref = line.partition(" = ")[0]
+        uses = (i for i, other in enumerate(others) if ref in _NODE_REF.findall(other))
+        return (next(uses, float("inf")), line.partition(" placeholder ")[2])
+
+    ordered = sorted(placeholders, key=first_use) + others
+    number = {
+        line.partition(" = ")[0]: f"%{i}" for i, line in enumerate(ordered) if " = " in line
+    }
+    return tuple(_NODE_REF.sub(lambda ref: number[ref.group(0)], line) for line in ordered)
 
 
 def _placeholder(node: torch.fx.Node, symbols: dict[str, str]) -> str:

@@ -22,7 +22,7 @@ from conformance.adapters.minidynamo import _failures, dynamo_reason_id
 from conformance.adapters.torch_dynamo import failure_reason, guard_lines
 from conformance.cases import load_all
 from conformance.checks import DIFFERS, KNOWN, NOT_AVAILABLE, PASSED, STALE, CheckResult
-from conformance.observations import structure_of
+from conformance.observations import canonical, structure_of
 from conformance.report import summary_tables
 from conformance.runner import differences, same_exception, snapshot
 from conformance.spec import TAGS, Call, Expect, T, case, materialize
@@ -120,6 +120,30 @@ def test_structure_renumbers_symbols() -> None:
         "%1 = placeholder l_x_",
         "%2 = call_function mul(%0, %1)",
         "output (%2,)",
+    )
+
+
+def test_canonical_structure_orders_placeholders_by_first_use() -> None:
+    # Made in argument order (an eager builder) or in order of use (a lazy one, as
+    # Dynamo's): the same structure.
+    def graph_with_inputs(*names: str) -> torch.fx.GraphModule:
+        graph = torch.fx.Graph()
+        inputs = {name: graph.placeholder(name) for name in names}
+        product = graph.call_function(operator.mul, (inputs["L_w_"], inputs["L_x_"]))
+        graph.output((graph.call_function(operator.add, (product, inputs["L_b_"])),))
+        return torch.fx.GraphModule(torch.nn.Module(), graph)
+
+    eager_order = structure_of(graph_with_inputs("L_w_", "L_b_", "L_x_", "L_unused_"))
+    lazy_order = structure_of(graph_with_inputs("L_unused_", "L_w_", "L_x_", "L_b_"))
+    assert eager_order != lazy_order
+    assert canonical(eager_order) == canonical(lazy_order) == (
+        "%0 = placeholder l_w_",
+        "%1 = placeholder l_x_",
+        "%2 = placeholder l_b_",
+        "%3 = placeholder l_unused_",
+        "%4 = call_function mul(%0, %1)",
+        "%5 = call_function add(%4, %2)",
+        "output (%5,)",
     )
 
 
