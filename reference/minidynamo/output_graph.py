@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import linecache
 import logging
 import operator
 import types
+import weakref
 from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any
 
@@ -286,6 +288,7 @@ class OutputGraph:
 
     def compile_and_call_fx_graph(self, name: str) -> Callable:
         gm = torch.fx.GraphModule(torch.nn.Module(), self.graph)
+        weakref.finalize(gm, _forget_source, type(gm).forward.__code__.co_filename)
         if graph_code_log.isEnabledFor(logging.DEBUG):
             graph_code_log.debug("TRACED GRAPH\n ===== %s =====\n%s", name, graph_code(self.graph))
         if graph_sizes_log.isEnabledFor(logging.DEBUG):
@@ -347,6 +350,14 @@ def _node_line(node: torch.fx.Node) -> str:
         return f"{node.name} = {_repr_arg(args[0])}.{args[1]}"
     target = torch.fx.node._get_qualified_name(node.target)
     return f"{node.name} = {target}({_call_args(args, node.kwargs)})"
+
+
+def _forget_source(filename: str) -> None:
+    """FX keeps the source of every generated `forward` for the life of the process (for
+    tracebacks); a graph of ours gives it back when it dies, so that compiling and dropping
+    functions leaves nothing behind (benchmarks/code_cache.py)."""
+    torch.fx.graph_module._loader.eval_cache.pop(filename, None)
+    linecache.cache.pop(filename, None)
 
 
 def _placeholder_type(node: torch.fx.Node) -> str:

@@ -11,6 +11,7 @@ import weakref
 import minidynamo
 import pytest
 import torch
+import torch.fx.graph_module
 from minidynamo import convert_frame
 
 SOURCE = """
@@ -80,3 +81,12 @@ def test_dropped_compiled_functions_leave_no_rows():
 def test_dropped_functions_with_graph_breaks_leave_no_rows():
     source = "def fn(x, n):\n    y = x + n\n    print('break')\n    return y * 2\n"
     assert compile_and_drop(source, 50, torch.randn(3), 1) == []
+
+
+def test_dropped_graphs_give_back_their_fx_source():
+    # FX keeps each generated forward's source for tracebacks; ours is dropped with the
+    # graph, else every compiled-and-dropped function would leave its source behind.
+    compile_and_drop(SOURCE, 1, torch.randn(3), 1)
+    sources = len(torch.fx.graph_module._loader.eval_cache)
+    assert compile_and_drop(SOURCE, 50, torch.randn(3), 1) == []
+    assert len(torch.fx.graph_module._loader.eval_cache) == sources
