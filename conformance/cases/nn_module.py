@@ -159,3 +159,89 @@ def module_parameters_read_directly():
             return x * self.weight
 
     return Affine()
+
+
+STACK = nn.Sequential(nn.Linear(3, 3), nn.ReLU(), nn.Sequential(nn.Linear(3, 3)))
+NORM = nn.BatchNorm1d(3)
+
+
+class CastsToParameterDtype(nn.Module):
+    """Hugging Face's idiom: the input follows the dtype of the first parameter."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(3, 3)
+
+    def forward(self, x):
+        return self.lin(x.to(next(self.parameters()).dtype))
+
+
+@case(
+    tags=["nn-module", "fullgraph"],
+    calls=[Call(T(3)), Call(T(3))],
+    options={"fullgraph": True},
+    expect=Expect(frames=1, graphs=1),
+)
+def parameters_summed(x):
+    """`parameters()` of a module: every parameter, nested ones too, as graph inputs."""
+    return x * sum(p.sum() for p in STACK.parameters())
+
+
+@case(
+    tags=["nn-module", "fullgraph"],
+    calls=[Call(T(2, 3))],
+    options={"fullgraph": True},
+    expect=Expect(frames=1, graphs=1),
+)
+def children_called_in_turn(x):
+    """`children()`: the direct submodules, in order, each called."""
+    for child in STACK.children():
+        x = child(x)
+    return x
+
+
+@case(
+    tags=["nn-module", "fullgraph"],
+    calls=[Call(T(3))],
+    options={"fullgraph": True},
+    expect=Expect(frames=1, graphs=1),
+)
+def named_parameters_by_name(x):
+    """`named_parameters()` gives dotted names through nested containers."""
+    weights = {name: p for name, p in STACK.named_parameters() if name.endswith("weight")}
+    return x @ weights["2.0.weight"] + len(weights)
+
+
+@case(
+    tags=["nn-module", "fullgraph"],
+    calls=[Call(T(3))],
+    options={"fullgraph": True},
+    expect=Expect(frames=1, graphs=1),
+)
+def modules_filtered_by_type(x):
+    """`modules()` walks the tree, the module itself first."""
+    linears = [m for m in STACK.modules() if isinstance(m, nn.Linear)]
+    return linears[-1](x) * len(list(STACK.modules()))
+
+
+@case(
+    tags=["nn-module", "fullgraph"],
+    calls=[Call(T(3))],
+    options={"fullgraph": True},
+    expect=Expect(frames=1, graphs=1),
+)
+def named_buffers_with_prefix(x):
+    """`named_buffers(prefix=...)` names each buffer under the prefix."""
+    buffers = dict(NORM.named_buffers(prefix="norm"))
+    return (x - buffers["norm.running_mean"]) * buffers["norm.num_batches_tracked"]
+
+
+@case(
+    tags=["nn-module", "fullgraph", "real-models"],
+    calls=[Call(T(2, 3, dtype=torch.float64)), Call(T(2, 3, dtype=torch.float64))],
+    options={"fullgraph": True},
+    factory=True,
+    expect=Expect(frames=1, graphs=1),
+)
+def next_parameter_dtype():
+    return CastsToParameterDtype()

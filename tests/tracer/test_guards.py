@@ -256,3 +256,17 @@ def test_class_attribute_read_through_new_object_change_recompiles():
         assert compile_count() == 2
     finally:
         Scaled.factor = 2
+
+
+def test_module_gaining_a_parameter_recompiles():
+    # `parameters()` is answered at trace time: the registries it walked are guarded.
+    model = torch.nn.Sequential(torch.nn.Linear(3, 3))
+
+    def total(x, m):
+        return x * sum(p.sum() for p in m.parameters())
+
+    x = torch.randn(3)
+    assert calls(total, (x, model), (x, model)) == [1, 1]
+    model[0].register_parameter("extra", torch.nn.Parameter(torch.ones(2)))
+    model.append(torch.nn.Linear(3, 1))
+    assert calls(total, (x, model)) == [2]

@@ -12,6 +12,7 @@ some; backward hooks are not traced.
 
 from __future__ import annotations
 
+import inspect
 from typing import TYPE_CHECKING
 
 import torch
@@ -22,16 +23,31 @@ from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable
 from minidynamo.variables.dicts import ConstDictVariable
 from minidynamo.variables.functions import inline_polyfill
-from minidynamo.variables.lists import ListVariable, TupleVariable
+from minidynamo.variables.lists import ListIteratorVariable, ListVariable, TupleVariable
+from minidynamo.variables.misc import GetAttrVariable
 from minidynamo.variables.user_defined import UserDefinedObjectVariable, user_slot
 
 if TYPE_CHECKING:
     from minidynamo.symbolic_convert import InstructionTranslatorBase
+    from torch._guards import Source
 
 _REGISTRIES = ("_parameters", "_buffers", "_modules")
 _BACKWARD_HOOKS = ("_backward_hooks", "_backward_pre_hooks")
 _GLOBAL_BACKWARD_HOOKS = ("_global_backward_hooks", "_global_backward_pre_hooks")
 _SLICEABLE = (torch.nn.ModuleList.__getitem__, torch.nn.Sequential.__getitem__)
+
+# Iterating a module's members: each query, its named form and the registry its members
+# come from (None: the modules themselves).
+_MEMBER_QUERIES: dict[str, tuple[str, str | None]] = {
+    "parameters": ("named_parameters", "_parameters"),
+    "named_parameters": ("named_parameters", "_parameters"),
+    "buffers": ("named_buffers", "_buffers"),
+    "named_buffers": ("named_buffers", "_buffers"),
+    "children": ("named_children", None),
+    "named_children": ("named_children", None),
+    "modules": ("named_modules", None),
+    "named_modules": ("named_modules", None),
+}
 
 
 class NNModuleVariable(UserDefinedObjectVariable):
@@ -54,7 +70,20 @@ class NNModuleVariable(UserDefinedObjectVariable):
                 if self.source is not None:
                     source = GetItemSource(AttrSource(self.source, registry), name)
                 return VariableBuilder(tx, source)(entries[name])
+        if self.is_member_query(name):
+            tx.output.guards.add_not_in_instance_dict(self.source, name)
+            return GetAttrVariable(self, name)
         return super().var_getattr(tx, name)
+
+    def is_member_query(self, name: str) -> bool:
+        """`name` is nn.Module's own member query (``parameters`` ...) on a module the
+        frame can reach (its members get sources)."""
+        return (
+            name in _MEMBER_QUERIES
+            and self.source is not None
+            and getattr(type(self.value), name) is getattr(torch.nn.Module, name)
+            and name not in self.value.__dict__
+        )
 
     def known_getattr(self) -> object:
         """`nn.Module.__getattr__` only finds parameters, buffers and submodules."""
@@ -78,9 +107,14 @@ class NNModuleVariable(UserDefinedObjectVariable):
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         """``layers[:n]`` of a torch container makes a new container of the same
-        submodules: made now, as Dynamo does, and reached again as ``source[slice]``."""
+        submodules: made now, as Dynamo does, and reached again as ``source[slice]``;
+        member queries (``parameters()`` ...) are answered now (`members`)."""
         from minidynamo.builder import VariableBuilder
 
+        if self.is_member_query(name):
+            if all(a.is_python_constant() for a in [*args, *kwargs.values()]):
+                return self.members(tx, name, args, kwargs)
+            return self.generic_getattr(tx, name).call_function(tx, args, kwargs)
         getitem = getattr(type(self.value), "__getitem__", None)
         if (
             name == "__getitem__"
@@ -97,6 +131,41 @@ class NNModuleVariable(UserDefinedObjectVariable):
             tx.output.call(tx, "call_function", torch._C._log_api_usage_once, usage)
             return VariableBuilder(tx, GetItemSource(self.source, index))(self.value[index])
         return super().call_method(tx, name, args, kwargs)
+
+    def members(
+        self,
+        tx: InstructionTranslatorBase,
+        name: str,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        """``m.parameters()``, ``m.named_modules()`` ...: the real module answers now; each
+        member is reached through its source (``L['m']._modules['0']._parameters['w']``),
+        and the keys of every registry walked are guarded, so that a module that gains or
+        loses a member recompiles. Iterated lazily like the generator it replaces."""
+        from minidynamo.builder import VariableBuilder
+
+        named, registry = _MEMBER_QUERIES[name]
+        query = getattr(self.value, name)
+        bound = inspect.signature(query).bind(
+            *[a.as_python_constant() for a in args],
+            **{k: v.as_python_constant() for k, v in kwargs.items()},
+        )
+        prefix = bound.arguments.get("prefix", "")
+        found = [(n, m) for n, m in getattr(self.value, named)(**bound.arguments)]
+        for module_name, module in self.value.named_modules():
+            source = _member_source(self.source, module_name, None)
+            tx.output.guards.add_dict_keys(AttrSource(source, "_modules"), module._modules)
+            if registry is not None:
+                registries = module.__dict__[registry]
+                tx.output.guards.add_dict_keys(AttrSource(source, registry), registries)
+        items: list[VariableTracker] = []
+        for qualname, member in found:
+            relative = qualname[len(prefix) :].lstrip(".") if prefix else qualname
+            source = _member_source(self.source, relative, registry)
+            vt = self if source is self.source else VariableBuilder(tx, source)(member)
+            items.append(TupleVariable([ConstantVariable(qualname), vt]) if name == named else vt)
+        return ListIteratorVariable(items)
 
     def call_function(
         self,
@@ -148,3 +217,14 @@ class NNModuleVariable(UserDefinedObjectVariable):
                 takes_kwargs = ConstantVariable(hook_id in kwargs_table)
                 pairs.append(TupleVariable([hook_vt, takes_kwargs]))
         return pairs
+
+
+def _member_source(root: Source, qualname: str, registry: str | None) -> Source:
+    """The source of the member `qualname` (``"0.lin.weight"``) of the module at `root`:
+    submodules through ``_modules``, the last step through `registry` when given."""
+    parts = qualname.split(".") if qualname else []
+    leaf = parts.pop() if registry is not None else None
+    source = root
+    for part in parts:
+        source = GetItemSource(AttrSource(source, "_modules"), part)
+    return source if leaf is None else GetItemSource(AttrSource(source, registry), leaf)
