@@ -193,8 +193,15 @@ def concatenate_and_stack(a, b):
 @case(
     tags=["numpy", "control-flow"],
     calls=[Call(Make(array, 3, 2))],
-    expect=one_graph("wrapped_getitem", "getitem", "getitem", "wrapped_mul", "wrapped_add",
-                     "wrapped_mul", "wrapped_add"),  # fmt: skip
+    expect=one_graph(
+        "wrapped_getitem",
+        "getitem",
+        "getitem",
+        "wrapped_mul",
+        "wrapped_add",
+        "wrapped_mul",
+        "wrapped_add",
+    ),
 )
 def loop_over_array_rows(a):
     """Iterating over an ndarray unrolls over its rows (each a 1-d ndarray)."""
@@ -258,15 +265,18 @@ def numpy_integer_scalar_argument(x, n):
     return x * n + 1
 
 
+def seed_numpy() -> None:
+    np.random.seed(0)
+
+
 @case(
     tags=["numpy", "graph-breaks"],
-    calls=[Call(Make(array, 3))],
+    calls=[Call(Make(array, 3), before=seed_numpy)],
     expect=Expect(breaks=[Break("GB0294", "noise = np.random.rand(3)")]),
 )
 def numpy_random_breaks(a):
     """`np.random` draws from NumPy's generator: the values must be NumPy's, so the call
-    runs in CPython."""
-    np.random.seed(0)
+    runs in CPython (the generator is seeded before each call)."""
     noise = np.random.rand(3)
     return a + noise
 

@@ -105,7 +105,8 @@ class GuardSet:
 
     def __init__(self) -> None:
         self.guards: dict[str, Guard] = {}
-        self.namespace: dict[str, Any] = {}
+        # `___from_numpy(L['a'])`: the tensor view of an ndarray input (NumpyTensorSource).
+        self.namespace: dict[str, Any] = {"___from_numpy": torch.from_numpy}
         # The sources of tensor inputs, parameters aside, for `add_no_aliasing`.
         self.tensor_sources: dict[str, Source] = {}
 
