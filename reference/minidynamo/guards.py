@@ -19,6 +19,7 @@ import torch
 from torch._guards import Source
 
 from minidynamo.shapes import DYNAMIC_DIMS, sizes_match, tensor_guard_sizes
+from minidynamo.source import NumpyTensorSource
 
 
 @dataclasses.dataclass(frozen=True)
@@ -174,7 +175,9 @@ class GuardSet:
     ) -> None:
         spec = TensorSpec.of(value, fake)
         if type(value) is not torch.nn.Parameter:
-            self.tensor_sources.setdefault(source.name, source)
+            # An ndarray's tensor view is made afresh per call: the arrays are compared.
+            distinct = source.base if isinstance(source, NumpyTensorSource) else source
+            self.tensor_sources.setdefault(distinct.name, distinct)
         self._add(
             source,
             f"check_tensor({source.name}, {spec})",
