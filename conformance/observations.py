@@ -140,7 +140,12 @@ def _target(node: torch.fx.Node) -> str:
     if node.op == "call_function":
         name = _get_qualified_name(node.target)
         module, _, short = name.rpartition(".")
-        return short if module in ("_operator", "operator", "builtins", "") else name
+        # A NumPy call traced as a tensor function is named by what it wraps
+        # (`wrapped_sin`, `numpy_attr_wrapper`), wherever the implementation defines it.
+        numpy_wrapper = short.startswith("wrapped_") or short == "numpy_attr_wrapper"
+        if module in ("_operator", "operator", "builtins", "") or numpy_wrapper:
+            return short
+        return name
     return str(node.target).lower() if node.op != "call_method" else str(node.target)
 
 

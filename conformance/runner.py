@@ -18,6 +18,7 @@ import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import numpy as np
 import torch
 
 from conformance.adapters import Adapter
@@ -80,6 +81,13 @@ class TensorSnapshot:
 
 
 @dataclasses.dataclass(frozen=True)
+class ArraySnapshot:
+    """A NumPy array's value (a copy: a later call may mutate the array)."""
+
+    value: np.ndarray
+
+
+@dataclasses.dataclass(frozen=True)
 class ObjectSnapshot:
     """A user object or nn.Module: its type and its attributes."""
 
@@ -94,6 +102,8 @@ def snapshot(value: Any, _seen: dict[int, Any] | None = None) -> Any:
         return seen[id(value)]
     if isinstance(value, torch.Tensor):
         return TensorSnapshot(value.detach().clone(), value.requires_grad)
+    if isinstance(value, np.ndarray):
+        return ArraySnapshot(value.copy())
     if isinstance(value, (list, tuple, set, frozenset)):
         seen[id(value)] = "<cycle>"
         items = [snapshot(v, seen) for v in value]
@@ -126,6 +136,8 @@ def differences(expected: Any, actual: Any, path: str = "") -> list[str]:
         return [f"{where}: {type(expected).__name__} != {type(actual).__name__} ({actual!r})"]
     if isinstance(expected, TensorSnapshot):
         return _tensor_differences(expected, actual, where)
+    if isinstance(expected, ArraySnapshot):
+        return _array_differences(expected.value, actual.value, where)
     if isinstance(expected, ObjectSnapshot):
         if expected.type is not actual.type:
             return [f"{where}: type {expected.type.__name__} != {actual.type.__name__}"]
@@ -162,6 +174,14 @@ def _tensor_differences(expected: TensorSnapshot, actual: TensorSnapshot, where:
     return []
 
 
+def _array_differences(e: np.ndarray, a: np.ndarray, where: str) -> list[str]:
+    if (e.dtype, e.shape) != (a.dtype, a.shape):
+        return [f"{where}: ndarray {e.dtype}{list(e.shape)} != {a.dtype}{list(a.shape)}"]
+    if not np.allclose(a, e, rtol=1.3e-6, atol=1e-5, equal_nan=True):
+        return [f"{where}: ndarray values differ: {e!r} != {a!r}"]
+    return []
+
+
 def _leaves(value: Any, path: str) -> Iterator[tuple[str, Any]]:
     if isinstance(value, (list, tuple)):
         for i, item in enumerate(value):
@@ -174,12 +194,14 @@ def _leaves(value: Any, path: str) -> Iterator[tuple[str, Any]]:
 
 
 def _aliases(result: Any, args: tuple[Any, ...]) -> list[tuple[str, str]]:
-    """Which tensors of the result *are* argument tensors (identity, not equality)."""
-    by_id = {id(v): p for p, v in _leaves(args, "args") if isinstance(v, torch.Tensor)}
+    """Which tensors and arrays of the result *are* argument ones (identity, not
+    equality)."""
+    arrays = (torch.Tensor, np.ndarray)
+    by_id = {id(v): p for p, v in _leaves(args, "args") if isinstance(v, arrays)}
     return [
         (path, by_id[id(v)])
         for path, v in _leaves(result, "result")
-        if isinstance(v, torch.Tensor) and id(v) in by_id
+        if isinstance(v, arrays) and id(v) in by_id
     ]
 
 

@@ -37,6 +37,7 @@ TAGS = frozenset(
         "inlining",
         "loops",
         "nn-module",
+        "numpy",
         "real-models",
         "recompiles",
         "seed",

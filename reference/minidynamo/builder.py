@@ -13,6 +13,7 @@ import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import torch
 from torch.fx.experimental.symbolic_shapes import guard_scalar
 
@@ -23,6 +24,7 @@ from minidynamo.source import (
     AttrSource,
     GetItemSource,
     LocalSource,
+    NumpyTensorSource,
     placeholder_name,
 )
 from minidynamo.trace_rules import Rule, is_namedtuple
@@ -48,6 +50,7 @@ from minidynamo.variables.lists import (
 )
 from minidynamo.variables.misc import EnvironVariable, PythonModuleVariable
 from minidynamo.variables.nn_module import NNModuleVariable
+from minidynamo.variables.numpy import NumpyNdarrayVariable, NumpyVariable
 from minidynamo.variables.symnode import SYM_TYPES, SymNodeVariable, is_symbolic
 from minidynamo.variables.tensor import TensorVariable
 from minidynamo.variables.torch import TorchInGraphFunctionVariable
@@ -92,6 +95,9 @@ class VariableBuilder:
             return self.wrap_constant(value)
         if type(value) in (list, dict, collections.OrderedDict, set) and self.guards is not None:
             return self.wrap_mutable(value)
+        if trace_rules.is_numpy_callable(value):
+            self.guard_identity(value)
+            return NumpyVariable(value, source=self.source)
         for types_, wrapper in _WRAPPERS:
             if isinstance(value, types_):
                 return wrapper(self, value)
@@ -146,14 +152,42 @@ class VariableBuilder:
             # The same tensor reached twice feeds one graph input (seed example f6).
             output.guards.add_alias(self.source, seen.source)
             return seen
-        fake = output.shapes.wrap_tensor(value, self.source)
-        for symbol in output.shapes.new_symbol_inputs():
-            output.create_graph_input(symbol.name, symbol.hint, symbol.value, symbol.source)
-        output.guards.add_tensor_match(self.source, value, fake)
-        proxy = output.create_graph_input(placeholder_name(self.source), value, fake, self.source)
+        proxy, fake = self.tensor_input(value, self.source)
         vt = TensorVariable(
             proxy, fake, class_type=type(value), source=self.source, instance_dict=value.__dict__
         )
+        output.input_by_id[id(value)] = vt
+        return vt
+
+    def tensor_input(self, value: torch.Tensor, source: Source) -> tuple[torch.fx.Proxy, Any]:
+        """A graph input for tensor `value` read from `source`, guarded: its proxy and
+        FakeTensor (with symbols where the ShapePolicy makes dims dynamic)."""
+        output = self.tx.output
+        fake = output.shapes.wrap_tensor(value, source)
+        for symbol in output.shapes.new_symbol_inputs():
+            output.create_graph_input(symbol.name, symbol.hint, symbol.value, symbol.source)
+        output.guards.add_tensor_match(source, value, fake)
+        proxy = output.create_graph_input(placeholder_name(source), value, fake, source)
+        return proxy, fake
+
+    def wrap_ndarray(self, value: np.ndarray) -> VariableTracker:
+        """An ndarray input: its tensor view ``___from_numpy(L['a'])`` is the graph
+        input, guarded as a tensor (so a new shape or dtype recompiles)."""
+        output = self.tx.output
+        if self.source is None:
+            unimplemented("an ndarray that cannot be reached from the frame's inputs")
+        if type(value) is not np.ndarray:
+            unimplemented(f"ndarray subclass {type(value).__qualname__}")
+        seen = output.input_by_id.get(id(value))
+        if seen is not None:
+            output.guards.add_alias(self.source, seen.source)
+            return seen
+        try:
+            tensor = torch.from_numpy(value)
+        except (TypeError, ValueError) as e:  # an object array, negative strides ...
+            unimplemented(f"ndarray of dtype {value.dtype}: {e}")
+        proxy, fake = self.tensor_input(tensor, NumpyTensorSource(self.source))
+        vt = NumpyNdarrayVariable(proxy, fake, source=self.source)
         output.input_by_id[id(value)] = vt
         return vt
 
@@ -331,6 +365,7 @@ _WRAPPERS: list[
     tuple[type | tuple[type, ...], Callable[[VariableBuilder, Any], VariableTracker]]
 ] = [
     (torch.Tensor, VariableBuilder.wrap_tensor),
+    (np.ndarray, VariableBuilder.wrap_ndarray),
     (torch.Size, VariableBuilder.wrap_size),
     ((tuple, list), VariableBuilder.wrap_sequence),
     ((dict, types.MappingProxyType), VariableBuilder.wrap_dict),

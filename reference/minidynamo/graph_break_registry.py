@@ -127,6 +127,21 @@ _TYPES = [
         "loop is unrolled instruction by instruction): the frame runs in CPython.",
         "Move the long loop out of the compiled function, or raise the limit.",
     ),
+    GraphBreakType(
+        "GB0016",
+        "NumPy function not traced",
+        "The NumPy function has no torch._numpy version, or draws from NumPy's random "
+        "generator (np.random), whose values only NumPy gives: it runs in CPython.",
+        "Use a torch operation, or call it outside the compiled function.",
+        "GB0294",
+    ),
+    GraphBreakType(
+        "GB0017",
+        "ndarray attribute",
+        "This ndarray attribute (dtype, base, flags ...) is not modelled on the traced array.",
+        "Read it outside the compiled function, or use the tensor's dtype.",
+        "GB0157",
+    ),
 ]
 
 REGISTRY: dict[str, GraphBreakType] = {gb.gb_id: gb for gb in _TYPES}
@@ -146,3 +161,5 @@ OBSERVED_EXCEPTION = "GB0012"
 CLASS_DEFINITION = "GB0013"
 USER_GRAPH_BREAK = "GB0014"
 TRACE_BUDGET = "GB0015"
+NUMPY_FUNCTION = "GB0016"
+NUMPY_ATTRIBUTE = "GB0017"

@@ -19,6 +19,7 @@ import torch
 from torch._guards import Source
 
 from minidynamo.shapes import DYNAMIC_DIMS, sizes_match, tensor_guard_sizes
+from minidynamo.source import NumpyTensorSource
 
 
 @dataclasses.dataclass(frozen=True)
@@ -105,7 +106,8 @@ class GuardSet:
 
     def __init__(self) -> None:
         self.guards: dict[str, Guard] = {}
-        self.namespace: dict[str, Any] = {}
+        # `___from_numpy(L['a'])`: the tensor view of an ndarray input (NumpyTensorSource).
+        self.namespace: dict[str, Any] = {"___from_numpy": torch.from_numpy}
         # The sources of tensor inputs, parameters aside, for `add_no_aliasing`.
         self.tensor_sources: dict[str, Source] = {}
 
@@ -173,7 +175,9 @@ class GuardSet:
     ) -> None:
         spec = TensorSpec.of(value, fake)
         if type(value) is not torch.nn.Parameter:
-            self.tensor_sources.setdefault(source.name, source)
+            # An ndarray's tensor view is made afresh per call: the arrays are compared.
+            distinct = source.base if isinstance(source, NumpyTensorSource) else source
+            self.tensor_sources.setdefault(distinct.name, distinct)
         self._add(
             source,
             f"check_tensor({source.name}, {spec})",

@@ -13,6 +13,7 @@ import functools
 import re
 from typing import TYPE_CHECKING, Any
 
+import torch
 from torch._guards import ChainedSource, GuardSource, Source
 
 if TYPE_CHECKING:
@@ -101,6 +102,24 @@ class AttrSource(ChainedSource):
         codegen.load_attr(self.member)
 
 
+@dataclasses.dataclass(frozen=True)
+class NumpyTensorSource(ChainedSource):
+    """``___from_numpy(base)``: the tensor view of an ndarray input, the graph input
+    that stands for it (it shares the array's memory: writes reach the array)."""
+
+    @property
+    def _name_template(self) -> str:
+        return "___from_numpy({0})"
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        codegen.load_installed("___from_numpy", torch.from_numpy, push_null=True)
+        self.base.reconstruct(codegen)
+        codegen.call(1)
+
+
 def placeholder_name(source: Source) -> str:
-    """The FX placeholder name of a graph input: ``L['l'][0]`` -> ``l_l_0_``."""
+    """The FX placeholder name of a graph input: ``L['l'][0]`` -> ``l_l_0_``; an
+    ndarray's tensor view is named after the array (``l_a_``)."""
+    if isinstance(source, NumpyTensorSource):
+        source = source.base
     return re.sub(r"[^a-zA-Z0-9]+", "_", source.name).lower()

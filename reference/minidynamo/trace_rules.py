@@ -27,6 +27,7 @@ from collections.abc import Callable
 
 import numpy as np
 import torch
+import torch._numpy as tnp
 import torch.distributed
 import torch.fx._symbolic_trace
 import torch.onnx
@@ -192,6 +193,43 @@ FALLBACK_POLYFILLS: dict[Callable, Callable] = {
     any: builtins_polyfills.any,
     all: builtins_polyfills.all,
 }
+
+
+# NumPy, traced as Dynamo does: each function of these modules runs as the
+# torch._numpy function of the same name, on tensors. np.random is left out on purpose:
+# torch._numpy.random draws from torch's generator, so its values would not be NumPy's.
+NUMPY_MODULES: dict[types.ModuleType, types.ModuleType] = {
+    np: tnp,
+    np.fft: tnp.fft,
+    np.linalg: tnp.linalg,
+}
+
+
+@functools.cache
+def _numpy_table() -> dict[int, tuple[object, Callable]]:
+    """id(NumPy callable) -> (the callable, its torch._numpy counterpart)."""
+    table = {}
+    for np_module, tnp_module in NUMPY_MODULES.items():
+        for name, tnp_fn in vars(tnp_module).items():
+            np_fn = getattr(np_module, name, None)
+            if callable(tnp_fn) and callable(np_fn) and not isinstance(np_fn, type):
+                table[id(np_fn)] = (np_fn, tnp_fn)
+    return table
+
+
+def torch_numpy_counterpart(fn: object) -> Callable | None:
+    """The torch._numpy function that stands for NumPy's `fn` in a graph, or None."""
+    row = _numpy_table().get(id(fn))
+    return row[1] if row is not None and row[0] is fn else None
+
+
+def is_numpy_callable(value: object) -> bool:
+    """A function, ufunc or scalar type of NumPy (`np.sin`, `np.random.rand`,
+    `np.float32`): traced by the NumPy rules, never inlined or called."""
+    if isinstance(value, type):
+        return issubclass(value, np.generic)
+    module = getattr(value, "__module__", None) or ""
+    return callable(value) and (module == "numpy" or module.startswith("numpy."))
 
 
 def _row(table: dict | frozenset, fn: object) -> bool:

@@ -35,6 +35,7 @@ from minidynamo.variables.lists import (
     TupleVariable,
     iterator_of,
 )
+from minidynamo.variables.numpy import NumpyNdarrayVariable, call_numpy_operator
 from minidynamo.variables.symnode import SymNodeVariable, specialize_all
 from minidynamo.variables.tensor import TensorVariable
 
@@ -160,6 +161,8 @@ def call_operator(
     if fn in (operator.not_, operator.truth):
         truth = args[0].bool_value()
         return ConstantVariable(truth if fn is operator.truth else not truth)
+    if any(isinstance(arg, NumpyNdarrayVariable) for arg in args):
+        return call_numpy_operator(tx, fn, args)
     if fn is operator.getitem and is_tensor(args[0]) and isinstance(args[1], SymNodeVariable):
         # As Dynamo does: `x[n - 1]` as `torch.select(x, 0, n - 1)`, which fake tensors
         # trace symbolically where `getitem` would specialize the index.

@@ -39,6 +39,8 @@ CONSTANT_TYPES: tuple[type, ...] = (
     torch.finfo,
     torch.iinfo,
     types.CodeType,
+    np.number,  # NumPy scalars (`np.float64(2.5)`), guarded on their value as numbers are
+    np.bool_,
 )
 
 

@@ -68,7 +68,6 @@ DATA_DEPENDENT_METHODS = frozenset(
     {
         "item",
         "tolist",
-        "numpy",
         "backward",
         "__bool__",
         "__index__",
@@ -192,6 +191,11 @@ class TensorVariable(VariableTracker):
         if name in DATA_DEPENDENT_METHODS:
             gb_id = _DATA_DEPENDENT_IDS.get(name, gb.DATA_DEPENDENT_METHOD)
             unimplemented(f"data-dependent tensor method Tensor.{name}()", gb_id)
+        if name == "numpy" and not self.example_value.requires_grad:
+            # The ndarray that shares the tensor's memory: in the graph, a view of it.
+            from minidynamo.variables.numpy import as_ndarray
+
+            return as_ndarray(tx.output.call(tx, "call_method", "view_as", [self, self]))
         if name == "type" and not args and not kwargs:  # "torch.FloatTensor"
             return ConstantVariable(self.example_value.type())
         if name in STATIC_METHODS:

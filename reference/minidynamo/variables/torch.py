@@ -21,6 +21,7 @@ from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable, fold
 from minidynamo.variables.functions import UserFunctionVariable
 from minidynamo.variables.lists import SizeVariable
+from minidynamo.variables.numpy import is_ndarray
 from minidynamo.variables.tensor import TensorVariable
 
 if TYPE_CHECKING:
@@ -86,6 +87,8 @@ class TorchInGraphFunctionVariable(VariableTracker):
             return self._assert(args, kwargs)
         if self.fn is torch.Size:
             return SizeVariable.of(torch.Size(args[0].as_python_constant() if args else ()))
+        if any(is_ndarray(arg) for arg in [*args, *kwargs.values()]):
+            return self._call_on_ndarray(tx, args, kwargs)
         has_tensor = any(
             isinstance(arg, TensorVariable)
             for arg in pytree.tree_leaves(
@@ -105,6 +108,22 @@ class TorchInGraphFunctionVariable(VariableTracker):
             # inlines the modules of its MOD_INLINELIST.
             return UserFunctionVariable(self.fn).call_function(tx, args, kwargs)
         unimplemented(f"call to {self.fn!r} without tensor arguments")
+
+    def _call_on_ndarray(
+        self,
+        tx: InstructionTranslatorBase,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        """An ndarray is in the graph as its tensor already: `torch.from_numpy(a)` and
+        `torch.as_tensor(a)` are a tensor view of it (``torch.as_tensor``, as Dynamo),
+        `torch.tensor(a)` a copy. Other torch functions reject an ndarray in eager."""
+        if self.fn in (torch.from_numpy, torch.as_tensor) and len(args) == 1:
+            return tx.output.call(tx, "call_function", torch.as_tensor, args, kwargs)
+        if self.fn is torch.tensor and len(args) == 1:
+            view = tx.output.call(tx, "call_function", torch.as_tensor, args, kwargs)
+            return view.call_method(tx, "clone", [], {})
+        unimplemented(f"{self.fn.__name__}() of an ndarray")
 
     def _assert(
         self, args: list[VariableTracker], kwargs: dict[str, VariableTracker]

@@ -1,0 +1,310 @@
+"""NumPy inside compiled code: ndarrays are traced as tensors, through torch._numpy.
+
+An ndarray argument is a tensor graph input (``torch.from_numpy`` of it, guarded as
+``check_tensor(___from_numpy(L['a']), ...)``); `np.<fn>(...)`, ndarray methods and
+operators are graph nodes calling torch._numpy's version (`wrapped_sin`); an ndarray
+result is a real ndarray again after the graph. `Tensor.numpy()` and `torch.from_numpy`
+convert inside the graph. What torch._numpy lacks (and `np.random`, whose values must be
+NumPy's) breaks the graph.
+"""
+
+import numpy as np
+import torch
+
+from conformance.spec import Break, Call, Expect, Make, T, case, check_tensor, one_graph
+
+
+def array(*shape: int) -> np.ndarray:
+    """A float64 array of standard normal values, the same for every run."""
+    return np.random.default_rng(sum(shape)).standard_normal(shape)
+
+
+def int_array(*shape: int) -> np.ndarray:
+    return np.random.default_rng(sum(shape)).integers(-8, 9, shape)
+
+
+def array_guard(name: str, size: list[int], dtype: str = "torch.float64") -> str:
+    return check_tensor(f"___from_numpy(L['{name}'])", size, dtype=dtype)
+
+
+@case(
+    tags=["numpy", "fullgraph"],
+    calls=[Call(Make(array, 4))],
+    options={"fullgraph": True},
+    expect=Expect(
+        frames=1,
+        graphs=1,
+        ops=[["wrapped_sin", "wrapped_add"]],
+        guards=[[array_guard("a", [4])]],
+    ),
+)
+def ufunc_of_array_argument(a):
+    """`np.sin(a) + 1` on an ndarray argument: one graph of torch._numpy calls on the
+    tensor view of `a`; the result is an ndarray."""
+    return np.sin(a) + 1
+
+
+@case(
+    tags=["numpy", "fullgraph"],
+    calls=[Call(Make(array, 2, 3), Make(array, 3))],
+    options={"fullgraph": True},
+    expect=one_graph("wrapped_dot", "wrapped_mul"),
+)
+def function_of_two_arrays(a, b):
+    """`np.dot(a, b)`: both arrays are graph inputs."""
+    return np.dot(a, b) * 2
+
+
+@case(
+    tags=["numpy", "fullgraph"],
+    calls=[Call(Make(array, 2, 3))],
+    options={"fullgraph": True},
+    expect=one_graph("wrapped_sum", "wrapped_max"),
+)
+def array_methods_with_axis(a):
+    """ndarray methods with keyword arguments (`a.sum(axis=0)`) are graph nodes."""
+    return a.sum(axis=0), a.max(axis=1)
+
+
+@case(
+    tags=["numpy", "fullgraph", "arithmetic"],
+    calls=[Call(Make(array, 5), Make(array, 5))],
+    options={"fullgraph": True},
+    expect=one_graph("wrapped_sub", "wrapped_mul", "wrapped_pow", "wrapped_add", "wrapped_truediv"),
+)
+def array_operators(a, b):
+    """Operators between arrays and numbers follow NumPy's rules (torch._numpy's)."""
+    return (a - b) * 2 / (b**2 + 1)
+
+
+@case(
+    tags=["numpy", "fullgraph"],
+    calls=[Call(Make(array, 6))],
+    options={"fullgraph": True},
+    expect=one_graph("wrapped_gt", "wrapped_where"),
+)
+def comparison_and_where(a):
+    """A comparison makes a boolean array; `np.where` selects with it."""
+    return np.where(a > 0, a, 0.0)
+
+
+@case(
+    tags=["numpy", "fullgraph"],
+    calls=[Call(Make(array, 2, 3))],
+    options={"fullgraph": True},
+    expect=one_graph("wrapped_reshape", "wrapped_mul"),
+)
+def shape_and_ndim_are_constants(a):
+    """`a.shape`, `a.ndim` and `len(a)` are known at trace time (the input is guarded)."""
+    return a.reshape(a.shape[1], -1) * a.ndim, len(a)
+
+
+@case(
+    tags=["numpy", "fullgraph"],
+    calls=[Call(Make(array, 2, 3))],
+    options={"fullgraph": True},
+    expect=one_graph("numpy_attr_wrapper", "wrapped_matmul"),
+)
+def transpose_and_matmul(a):
+    """The `.T` attribute and the `@` operator of an ndarray."""
+    return a.T @ a
+
+
+@case(
+    tags=["numpy", "fullgraph"],
+    calls=[Call(Make(array, 3, 4))],
+    options={"fullgraph": True},
+    expect=one_graph("wrapped_getitem", "wrapped_getitem", "wrapped_add"),
+)
+def indexing_and_slicing(a):
+    """Basic indexing: slices with steps and an integer row."""
+    return a[1:, ::2] + a[0, :2]
+
+
+@case(
+    tags=["numpy", "fullgraph"],
+    calls=[Call(Make(array, 3))],
+    options={"fullgraph": True},
+    expect=one_graph("wrapped_astype", "wrapped_ones", "wrapped_add"),
+)
+def astype_and_dtype_keyword(a):
+    """NumPy dtypes as arguments (`np.float32`, `dtype=np.float32`) keep the result's
+    dtype NumPy's."""
+    return a.astype(np.float32) + np.ones(3, dtype=np.float32)
+
+
+@case(
+    tags=["numpy", "fullgraph"],
+    calls=[Call(T(3))],
+    options={"fullgraph": True},
+    expect=one_graph("wrapped_linspace", "torch.as_tensor", "add"),
+)
+def array_made_inside_then_tensor(x):
+    """An array made inside the function (no ndarray input) becomes a tensor again with
+    `torch.from_numpy`."""
+    return x + torch.from_numpy(np.linspace(0.0, 1.0, 3))
+
+
+@case(
+    tags=["numpy", "fullgraph", "tensor-methods"],
+    calls=[Call(T(2, 3))],
+    options={"fullgraph": True},
+    expect=one_graph("mul", ".view_as", "wrapped_exp", "wrapped_sum", "torch.as_tensor"),
+)
+def tensor_to_numpy_and_back(x):
+    """`Tensor.numpy()`, NumPy calls, then `torch.from_numpy`: all in one graph."""
+    y = (x * 2).numpy()
+    return torch.from_numpy(np.exp(y).sum(axis=1))
+
+
+@case(
+    tags=["numpy", "fullgraph"],
+    calls=[Call(T(4), Make(array, 4))],
+    options={"fullgraph": True},
+    expect=one_graph("torch.as_tensor", "add"),
+)
+def from_numpy_of_array_argument(x, a):
+    """`torch.from_numpy(a)` of an ndarray argument is its tensor view: a tensor result."""
+    return x + torch.from_numpy(a)
+
+
+@case(
+    tags=["numpy"],
+    calls=[Call(Make(array, 3))],
+    expect=one_graph("wrapped_cos"),
+)
+def array_argument_returned_as_is(a):
+    """The argument itself is returned (the same object), beside a new array."""
+    return a, np.cos(a)
+
+
+@case(
+    tags=["numpy", "fullgraph"],
+    calls=[Call(Make(array, 2), Make(array, 3))],
+    options={"fullgraph": True},
+    expect=one_graph("wrapped_concatenate", "wrapped_mul", "wrapped_stack"),
+)
+def concatenate_and_stack(a, b):
+    """NumPy functions taking a list of arrays."""
+    c = np.concatenate([a, b])
+    return np.stack([c, c * 0])
+
+
+@case(
+    tags=["numpy", "control-flow"],
+    calls=[Call(Make(array, 3, 2))],
+    expect=one_graph(
+        "wrapped_getitem",
+        "getitem",
+        "getitem",
+        "wrapped_mul",
+        "wrapped_add",
+        "wrapped_mul",
+        "wrapped_add",
+    ),
+)
+def loop_over_array_rows(a):
+    """Iterating over an ndarray unrolls over its rows (each a 1-d ndarray)."""
+    total = a[0]
+    for i, row in enumerate(a):
+        if i > 0:
+            total = total + row * i
+    return total
+
+
+@case(
+    tags=["numpy", "side-effects"],
+    calls=[Call(Make(array, 4))],
+    expect=one_graph("wrapped___setitem__", "wrapped_mul"),
+)
+def setitem_on_array_argument(a):
+    """`a[0] = 5.0` writes into the caller's array, as in eager."""
+    a[0] = 5.0
+    return a * 2
+
+
+@case(
+    tags=["numpy", "side-effects"],
+    calls=[Call(Make(array, 4))],
+    expect=one_graph("wrapped_iadd"),
+)
+def inplace_add_on_array_argument(a):
+    """`a += 1` updates the caller's array, and `a` is still that very array."""
+    a += 1
+    return a
+
+
+@case(
+    tags=["numpy", "recompiles", "dynamic-shapes"],
+    calls=[Call(Make(array, 3)), Call(Make(array, 5)), Call(Make(array, 7))],
+    expect=Expect(frames=2, graphs=2),
+)
+def new_shape_recompiles_then_dynamic(a):
+    """An array of a new length recompiles as a tensor would; the second graph is
+    dynamic in that length (automatic dynamic), so a third length hits it."""
+    return np.cumsum(a) * 2
+
+
+@case(
+    tags=["numpy", "guards"],
+    calls=[Call(Make(int_array, 4), np.float64(2.5)), Call(Make(int_array, 4), np.float64(2.5))],
+    expect=Expect(frames=1, graphs=1),
+)
+def numpy_scalar_argument(a, s):
+    """A NumPy float scalar argument next to an array."""
+    return a * s
+
+
+@case(
+    tags=["numpy", "guards"],
+    calls=[Call(T(3), np.int64(2))],
+    expect=Expect(frames=1, graphs=1),
+)
+def numpy_integer_scalar_argument(x, n):
+    """A NumPy integer scalar used as a Python number next to a tensor."""
+    return x * n + 1
+
+
+def seed_numpy() -> None:
+    np.random.seed(0)
+
+
+@case(
+    tags=["numpy", "graph-breaks"],
+    calls=[Call(Make(array, 3), before=seed_numpy)],
+    expect=Expect(breaks=[Break("GB0294", "noise = np.random.rand(3)")]),
+)
+def numpy_random_breaks(a):
+    """`np.random` draws from NumPy's generator: the values must be NumPy's, so the call
+    runs in CPython (the generator is seeded before each call)."""
+    noise = np.random.rand(3)
+    return a + noise
+
+
+@case(
+    tags=["numpy", "graph-breaks"],
+    calls=[Call(Make(array, 4))],
+    expect=Expect(
+        frames=2,
+        graphs=2,
+        breaks=[Break("GB0294", "c = np.interp(b, [-1.0, 1.0], [0.0, 10.0])")],
+    ),
+)
+def function_missing_from_torch_numpy_breaks(a):
+    """`np.interp` has no torch._numpy version: a graph break, the rest compiled."""
+    b = np.sin(a)
+    c = np.interp(b, [-1.0, 1.0], [0.0, 10.0])
+    return c + 1
+
+
+@case(
+    tags=["numpy", "graph-breaks"],
+    calls=[Call(Make(array, 3))],
+    expect=Expect(breaks=[Break("GB0157", "if a.dtype == np.float64:")]),
+)
+def dtype_attribute_breaks(a):
+    """`a.dtype` is not traced (Dynamo: "Unsupported ndarray attribute access")."""
+    b = a * 2
+    if a.dtype == np.float64:
+        return b + 1
+    return b - 1

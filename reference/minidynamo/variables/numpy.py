@@ -1,0 +1,284 @@
+"""NumPy in the graph, as Dynamo traces it: through torch._numpy, NumPy's API on tensors.
+
+An ndarray is a `NumpyNdarrayVariable`: a tensor in the graph (an ndarray argument is
+the graph input ``torch.from_numpy(a)``, guarded as a tensor) that behaves as an
+ndarray. A NumPy function (`NumpyVariable`), an ndarray method, attribute or operator
+becomes a graph node whose target is one of the wrappers below: it calls torch._numpy's
+version on the tensors and hands tensors back (`wrapped_sin(l_a_)`). After the graph an
+ndarray result is made a real ndarray again (`to_numpy`). `Tensor.numpy()` and
+`torch.from_numpy` convert inside the graph. A NumPy function that torch._numpy lacks,
+or `np.random` (its values must be NumPy's), breaks the graph.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import torch
+import torch._numpy as tnp
+from minidynamo import graph_break_registry as gb
+from minidynamo import trace_rules
+from minidynamo.exc import unimplemented
+from minidynamo.variables.base import VariableTracker
+from minidynamo.variables.constant import ConstantVariable
+from minidynamo.variables.lists import TupleVariable
+from minidynamo.variables.symnode import is_symbolic
+from minidynamo.variables.tensor import TensorVariable
+
+if TYPE_CHECKING:
+    from minidynamo.codegen import PyCodegen
+    from minidynamo.symbolic_convert import InstructionTranslatorBase
+    from torch._guards import Source
+
+# --- What the graph runs: torch._numpy on tensors, tensors out. ---
+
+
+def to_tensor(value: Any) -> Any:
+    """torch._numpy's ndarrays (in lists and tuples too) as the tensors they wrap."""
+    if isinstance(value, tnp.ndarray):
+        return value.tensor
+    if isinstance(value, (tuple, list)):
+        return type(value)(to_tensor(item) for item in value)
+    return value
+
+
+def to_numpy(value: torch.Tensor) -> np.ndarray:
+    """A graph output that the program sees as an ndarray (run after the graph)."""
+    return value.numpy(force=True)
+
+
+class NumpyFunctionWrapper:
+    """``np.<fn>(...)`` in the graph: torch._numpy's `fn` (it takes tensors as arrays)."""
+
+    def __init__(self, fn: Callable) -> None:
+        self.fn = fn
+        self.__name__ = f"wrapped_{fn.__name__}"
+
+    def __repr__(self) -> str:
+        return f"<NumPy function {self.fn.__name__} on tensors>"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return to_tensor(self.fn(*args, **kwargs))
+
+
+class NumpyMethodWrapper:
+    """``a.<name>(...)`` of an ndarray in the graph."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.__name__ = f"wrapped_{name}"
+
+    def __repr__(self) -> str:
+        return f"<ndarray method {self.name} on tensors>"
+
+    def __call__(self, obj: torch.Tensor, *args: Any, **kwargs: Any) -> Any:
+        return to_tensor(getattr(tnp.ndarray(obj), self.name)(*args, **kwargs))
+
+
+class NumpyOperatorWrapper:
+    """An operator (`a + 1`, `a += b`, `a > 0`) with NumPy's semantics in the graph."""
+
+    def __init__(self, op: Callable) -> None:
+        self.op = op
+        self.__name__ = f"wrapped_{op.__name__}"
+
+    def __repr__(self) -> str:
+        return f"<ndarray operator {self.op.__name__} on tensors>"
+
+    def __call__(self, *args: Any) -> Any:
+        arrays = [tnp.ndarray(a) if isinstance(a, torch.Tensor) else a for a in args]
+        return to_tensor(self.op(*arrays))
+
+
+def numpy_attr_wrapper(obj: torch.Tensor, name: str) -> Any:
+    """``a.<name>`` of an ndarray in the graph (`a.T`, `a.real`)."""
+    return to_tensor(getattr(tnp.ndarray(obj), name))
+
+
+# One wrapper per function, method and operator: the graph refers to one object each.
+function_wrapper = functools.cache(NumpyFunctionWrapper)
+method_wrapper = functools.cache(NumpyMethodWrapper)
+operator_wrapper = functools.cache(NumpyOperatorWrapper)
+
+# --- Tracing. ---
+
+# Read from the example value: fixed by the tensor guard of the input.
+_STATIC_ATTRIBUTES = frozenset({"ndim", "itemsize", "shape", "size", "nbytes"})
+# Not modelled by torch._numpy as Dynamo traces it (it breaks on them too).
+_UNSUPPORTED_ATTRIBUTES = frozenset({"dtype", "base", "flags", "__version__", "strides", "ctypes"})
+# Methods whose result is a Python value that depends on the data, or bytes.
+_DATA_DEPENDENT_METHODS = frozenset(
+    {"item", "tolist", "tobytes", "tostring", "__bool__", "__int__", "__float__", "__index__"}
+)
+_INPLACE_OPERATORS = frozenset(
+    {operator.iadd, operator.isub, operator.imul, operator.itruediv, operator.ifloordiv,
+     operator.imod, operator.ipow, operator.imatmul, operator.iand, operator.ior,
+     operator.ixor, operator.ilshift, operator.irshift}
+)  # fmt: skip
+
+
+def is_ndarray(vt: VariableTracker) -> bool:
+    return isinstance(vt, NumpyNdarrayVariable)
+
+
+def as_ndarray(vt: VariableTracker) -> VariableTracker:
+    """A graph value the program sees as an ndarray: tensors become ndarrays (in tuples
+    and lists too, e.g. `np.histogram`'s pair); numbers and None stay as they are."""
+    if isinstance(vt, NumpyNdarrayVariable) or not isinstance(vt, (TensorVariable, TupleVariable)):
+        return vt
+    if isinstance(vt, TupleVariable):
+        return TupleVariable([as_ndarray(item) for item in vt.items])
+    return NumpyNdarrayVariable(vt.proxy, vt.example_value)
+
+
+def call_numpy(
+    tx: InstructionTranslatorBase,
+    target: Callable,
+    args: list[VariableTracker],
+    kwargs: dict[str, VariableTracker] | None = None,
+) -> VariableTracker:
+    """A graph node calling `target` (one of the wrappers); its result as ndarrays."""
+    for arg in [*args, *(kwargs or {}).values()]:
+        if isinstance(arg, TensorVariable) and not isinstance(arg, NumpyNdarrayVariable):
+            unimplemented("a NumPy operation on a torch.Tensor")
+    return as_ndarray(tx.output.call(tx, "call_function", target, args, kwargs))
+
+
+def call_numpy_operator(
+    tx: InstructionTranslatorBase, fn: Callable, args: list[VariableTracker]
+) -> VariableTracker:
+    """An `operator` function with an ndarray operand. An in-place one (`a += 1`)
+    writes into the ndarray's tensor and gives back the same ndarray, as NumPy does."""
+    if isinstance(args[0], TensorVariable) and not is_ndarray(args[0]):
+        # `x + a` of a tensor: torch's operator, which takes the ndarray as a tensor.
+        return tx.output.call(tx, "call_function", fn, args)
+    if fn is operator.setitem:
+        return args[0].call_method(tx, "__setitem__", args[1:], {})
+    if fn is operator.delitem:
+        unimplemented("del of ndarray items")
+    result = call_numpy(tx, operator_wrapper(fn), args)
+    if fn in _INPLACE_OPERATORS and isinstance(args[0], NumpyNdarrayVariable):
+        return args[0]
+    return result
+
+
+class NumpyNdarrayVariable(TensorVariable):
+    """An np.ndarray, held in the graph as the tensor it wraps (torch._numpy's view)."""
+
+    def __init__(
+        self, proxy: torch.fx.Proxy, example_value: torch.Tensor, *, source: Source | None = None
+    ) -> None:
+        # `source` is the ndarray's own (``L['a']``); the graph input's is
+        # ``___from_numpy(L['a'])``.
+        super().__init__(proxy, example_value, source=source)
+
+    def __repr__(self) -> str:
+        return f"NumpyNdarrayVariable({list(self.example_value.shape)})"
+
+    def python_type(self) -> type:
+        return np.ndarray
+
+    def is_new_object(self) -> bool:
+        # An array the graph made is one ndarray object however often it is rebuilt.
+        return self.source is None
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        # An input is reloaded from the frame; a computed array is made from its tensor.
+        if self.source is not None:
+            self.source.reconstruct(codegen)
+            return
+        codegen.load_installed("___to_numpy", to_numpy, push_null=True)
+        codegen.load_graph_output(self.proxy.node)
+        codegen.call(1)
+
+    def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
+        from minidynamo.variables.misc import GetAttrVariable
+
+        if name in _UNSUPPORTED_ATTRIBUTES:
+            unimplemented(f"ndarray attribute {name!r}", gb.NUMPY_ATTRIBUTE)
+        if name in _STATIC_ATTRIBUTES:
+            value = getattr(tnp.ndarray(self.example_value), name)
+            if not is_symbolic(value):
+                return ConstantVariable.create(value)
+        elif callable(getattr(tnp.ndarray, name, None)):
+            return GetAttrVariable(self, name)
+        elif not hasattr(tnp.ndarray, name):
+            unimplemented(f"ndarray attribute {name!r}", gb.NUMPY_ATTRIBUTE)
+        return call_numpy(tx, numpy_attr_wrapper, [self, ConstantVariable(name)])
+
+    def has_attr(self, tx: InstructionTranslatorBase, name: str) -> bool:
+        return hasattr(np.ndarray, name)
+
+    def store_attr(self, tx: InstructionTranslatorBase, name: str, value: VariableTracker) -> None:
+        unimplemented(f"assignment to ndarray attribute {name!r}")
+
+    def call_method(
+        self,
+        tx: InstructionTranslatorBase,
+        name: str,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        if name in _DATA_DEPENDENT_METHODS:
+            unimplemented(f"data-dependent ndarray method {name}()", gb.DATA_DEPENDENT_METHOD)
+        if name == "__len__":
+            return super().call_method(tx, name, args, kwargs)
+        if name == "astype" and any(
+            arg.is_python_constant() and arg.as_python_constant() in ("O", object)
+            for arg in [*args, *kwargs.values()]
+        ):
+            unimplemented("ndarray.astype(object): torch has no object dtype")
+        if name == "clip":  # NumPy's keyword names, torch._numpy's
+            renamed = {"a_min": "min", "a_max": "max"}
+            kwargs = {renamed.get(key, key): value for key, value in kwargs.items()}
+        return call_numpy(tx, method_wrapper(name), [self, *args], kwargs)
+
+    def unpack_var_sequence(self, tx: InstructionTranslatorBase) -> list[VariableTracker]:
+        return [as_ndarray(row) for row in super().unpack_var_sequence(tx)]
+
+
+class NumpyVariable(VariableTracker):
+    """A function or type of NumPy's namespace (`np.sin`, `np.float32`): a call is a
+    graph node calling torch._numpy's version; a type passed to one is its name."""
+
+    def __init__(self, value: Any, *, source: Source | None = None) -> None:
+        super().__init__(source=source)
+        self.value = value
+
+    def __repr__(self) -> str:
+        return f"NumpyVariable({getattr(self.value, '__name__', self.value)})"
+
+    def python_type(self) -> type:
+        return type(self.value)
+
+    def as_python_constant(self) -> Any:
+        return self.value
+
+    def as_proxy(self) -> Any:
+        # torch._numpy takes dtypes by name; the graph keeps no NumPy object.
+        if isinstance(self.value, type):
+            return self.value.__name__
+        return super().as_proxy()
+
+    def call_function(
+        self,
+        tx: InstructionTranslatorBase,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        from minidynamo.variables.constant import fold
+
+        if isinstance(self.value, type) and all(
+            arg.is_python_constant() for arg in [*args, *kwargs.values()]
+        ):  # `np.float32(2.0)`: a NumPy scalar constant
+            values = [arg.as_python_constant() for arg in args]
+            return fold(self.value, values, {k: v.as_python_constant() for k, v in kwargs.items()})
+        counterpart = trace_rules.torch_numpy_counterpart(self.value)
+        if counterpart is None:
+            name = getattr(self.value, "__name__", repr(self.value))
+            unimplemented(f"NumPy function {name} is not traced", gb.NUMPY_FUNCTION)
+        return call_numpy(tx, function_wrapper(counterpart), args, kwargs)

@@ -1,0 +1,159 @@
+"""NumPy through torch._numpy (variables/numpy.py): the trace_rules table from NumPy to
+torch._numpy, the wrappers the graph runs, and the conversions at the graph's entry and
+exit and between tensors and ndarrays, each against eager execution."""
+
+from __future__ import annotations
+
+import operator
+import warnings
+from collections.abc import Callable
+
+import minidynamo
+import numpy as np
+import pytest
+import torch
+import torch._numpy as tnp
+from minidynamo import convert_frame, trace_rules
+from minidynamo.variables.numpy import (
+    function_wrapper,
+    method_wrapper,
+    numpy_attr_wrapper,
+    operator_wrapper,
+)
+
+
+@pytest.fixture(autouse=True)
+def fresh_state():
+    minidynamo.reset()
+    yield
+    minidynamo.reset()
+
+
+@pytest.mark.parametrize(
+    ("fn", "counterpart"),
+    [
+        (np.sin, tnp.sin),
+        (np.dot, tnp.dot),
+        (np.linalg.norm, tnp.linalg.norm),
+        (np.fft.fft, tnp.fft.fft),
+        (np.random.rand, None),  # NumPy's generator: never traced
+        (np.interp, None),  # torch._numpy has none
+        (np.float32, None),  # a type: a constant when called, a name as an argument
+    ],
+)
+def test_numpy_functions_map_to_torch_numpy(fn: object, counterpart: object) -> None:
+    assert trace_rules.torch_numpy_counterpart(fn) is counterpart
+    assert trace_rules.is_numpy_callable(fn)
+
+
+def test_ndarray_and_torch_are_not_numpy_callables() -> None:
+    assert not trace_rules.is_numpy_callable(np.ndarray)
+    assert not trace_rules.is_numpy_callable(torch.sin)
+    assert not trace_rules.is_numpy_callable(np.ones(2))
+
+
+def test_wrappers_run_torch_numpy_on_tensors() -> None:
+    a = np.arange(6.0).reshape(2, 3)
+    t = torch.from_numpy(a)
+    assert torch.equal(function_wrapper(tnp.sin)(t), torch.from_numpy(np.sin(a)))
+    assert torch.equal(method_wrapper("sum")(t, axis=0), torch.from_numpy(a.sum(axis=0)))
+    assert torch.equal(operator_wrapper(operator.truediv)(t, 4), torch.from_numpy(a / 4))
+    assert torch.equal(numpy_attr_wrapper(t, "T"), torch.from_numpy(a.T))
+    # One wrapper object per function: the graph refers to one target each.
+    assert function_wrapper(tnp.sin) is function_wrapper(tnp.sin)
+
+
+def run_both(fn: Callable, *args: object, fullgraph: bool = False) -> tuple[object, object]:
+    """`fn` eagerly and compiled, each on its own copies of the ndarray arguments."""
+
+    def fresh() -> list[object]:
+        return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+
+    return fn(*fresh()), minidynamo.compile(fn, fullgraph=fullgraph)(*fresh())
+
+
+def test_integer_division_follows_numpy() -> None:
+    """`a / 2` of an int array is float64 in NumPy (torch would keep float32 rules)."""
+    eager, compiled = run_both(lambda a: a / 2 + a // 3, np.arange(5), fullgraph=True)
+    assert type(compiled) is np.ndarray and compiled.dtype == eager.dtype == np.float64
+    np.testing.assert_array_equal(compiled, eager)
+
+
+def test_ndarray_result_shares_no_memory_with_graph_outputs_twice() -> None:
+    """One array returned twice is one ndarray object, as in eager."""
+
+    def fn(a):
+        b = np.sin(a)
+        return b, b
+
+    _, (first, second) = run_both(fn, np.ones(3), fullgraph=True)
+    assert first is second
+
+
+def test_torch_tensor_of_ndarray_copies() -> None:
+    """`torch.tensor(a)` is a copy: a later write to `a` does not reach it."""
+
+    def fn(x, a):
+        t = torch.tensor(a, dtype=torch.float32)
+        a[0] = 100.0
+        return x + t, a
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "copy construct from a tensor" warning
+        (eager, eager_a), (compiled, compiled_a) = run_both(
+            fn, torch.ones(3), np.ones(3), fullgraph=True
+        )
+    assert torch.equal(compiled, eager)
+    np.testing.assert_array_equal(compiled_a, eager_a)
+
+
+def test_tensor_operator_takes_ndarray_as_tensor() -> None:
+    """`x + a` of a tensor and an ndarray is torch's operator: a tensor result."""
+    eager, compiled = run_both(lambda x, a: x + a, torch.ones(3), np.ones(3), fullgraph=True)
+    assert type(compiled) is torch.Tensor and torch.equal(compiled, eager)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x, a: a * x,  # NumPy's operator on a tensor: eager raises TypeError
+        lambda x, a: torch.sin(a),  # a torch function rejects an ndarray
+    ],
+)
+def test_numpy_and_torch_mixed_raise_as_eager(fn: Callable) -> None:
+    with pytest.raises(TypeError):
+        fn(torch.ones(3), np.ones(3))
+    with pytest.raises(TypeError):
+        minidynamo.compile(fn)(torch.ones(3), np.ones(3))
+
+
+def test_array_torch_cannot_view_runs_eagerly() -> None:
+    """Negative strides have no tensor view: the frame runs in CPython."""
+    reversed_array = np.arange(4.0)[::-1]
+    compiled = minidynamo.compile(lambda a: a * 2)(reversed_array)
+    np.testing.assert_array_equal(compiled, reversed_array * 2)
+    assert convert_frame.counters["frames_failed"] == 1
+
+
+def test_data_dependent_value_breaks() -> None:
+    """`float(a.sum())` needs the data: a graph break (Dynamo traces it as an unbacked
+    float), the result as eager's."""
+    eager, compiled = run_both(lambda a: float(a.sum()) + 1, np.ones(3))
+    assert compiled == eager
+    with pytest.raises(minidynamo.exc.Unsupported):
+        minidynamo.compile(lambda a: float(a.sum()), fullgraph=True)(np.ones(3))
+
+
+def test_one_array_passed_twice_is_another_trace() -> None:
+    """Two distinct arrays, then one array twice: the aliasing guard compares the arrays
+    (their tensor views are made afresh per call), so the second call recompiles."""
+
+    def fn(a, b):
+        a += 1
+        return a + b
+
+    compiled = minidynamo.compile(fn)
+    compiled(np.zeros(2), np.zeros(2))
+    shared = np.zeros(2)
+    np.testing.assert_array_equal(compiled(shared, shared), [2.0, 2.0])  # (0 + 1) twice
+    assert convert_frame.counters["frames_compiled"] == 2
