@@ -194,3 +194,217 @@ def unbound_method_on_wrong_type(x):
     """`list.append` called on a tuple raises TypeError, compiled as in eager."""
     list.append((1, 2), x)
     return x
+
+
+# More attribute protocols, as library code writes them.
+
+FULLGRAPH = {"fullgraph": True}
+
+
+class Record:
+    """Stores its fields through `__setattr__` into a private dict; `__getattr__`
+    raises AttributeError for names it does not hold."""
+
+    def __init__(self, **fields):
+        object.__setattr__(self, "_fields", dict(fields))
+
+    def __setattr__(self, name, value):
+        self._fields[name] = value
+
+    def __getattr__(self, name):
+        try:
+            return self._fields[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+@case(
+    tags=["descriptors", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("mul"),
+)
+def custom_setattr_and_getattr(x):
+    r = Record(scale=2.0)
+    r.shift = 1
+    return x * r.scale, r.shift, r._fields
+
+
+@case(
+    tags=["descriptors", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("add"),
+)
+def hasattr_false_through_getattr_error(x):
+    """AttributeError raised by `__getattr__` makes hasattr False."""
+    r = Record(a=1)
+    if hasattr(r, "missing"):
+        return x
+    return x + r.a
+
+
+class Slotted:
+    __slots__ = ("w", "b")
+
+    def __init__(self, w, b):
+        self.w = w
+        self.b = b
+
+    def __eq__(self, other):
+        return (self.w, self.b) == (other.w, other.b)
+
+
+@case(
+    tags=["descriptors", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("mul", "add"),
+)
+def slots_class_made_inside(x):
+    s = Slotted(2.0, 1.0)
+    s.b = 3.0
+    return x * s.w + s.b
+
+
+@case(tags=["descriptors", "fullgraph"], calls=[Call(T(3), Slotted(2.0, 1.0))], options=FULLGRAPH,
+      expect=one_graph("mul", "add"))  # fmt: skip
+def slots_object_argument(x, s):
+    return x * s.w + s.b
+
+
+class Registry:
+    kinds: list = []
+
+    def __init_subclass__(cls, kind="plain", **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.kind = kind
+
+
+class Doubling(Registry, kind="double"):
+    def apply(self, x):
+        return x * 2
+
+
+@case(
+    tags=["descriptors", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("mul"),
+)
+def init_subclass_set_class_attribute(x):
+    d = Doubling()
+    return d.apply(x), d.kind, type(d).kind
+
+
+class Counter:
+    created = 0
+
+
+@case(tags=["descriptors", "side-effects", "fullgraph"], calls=[Call(T(3)), Call(T(3))],
+      options=FULLGRAPH, expect=one_graph("mul"))  # fmt: skip
+def class_attribute_mutated(x):
+    """A class attribute changed and restored inside the function."""
+    Counter.created += 2
+    y = x * Counter.created
+    Counter.created -= 2
+    return y
+
+
+class Celsius:
+    """A data descriptor: `__get__` and `__set__` on the class."""
+
+    def __get__(self, obj, objtype=None):
+        return obj._c if obj is not None else self
+
+    def __set__(self, obj, value):
+        obj._c = value * 1.0
+
+
+class Reading:
+    temp = Celsius()
+
+
+@case(
+    tags=["descriptors", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("add"),
+)
+def user_data_descriptor(x):
+    r = Reading()
+    r.temp = 4
+    return x + r.temp
+
+
+@case(
+    tags=["descriptors", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("add"),
+)
+def dict_methods_unbound(x):
+    d = {}
+    dict.__setitem__(d, "k", 3)
+    return x + dict.get(d, "k")
+
+
+@case(
+    tags=["descriptors", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("mul"),
+)
+def getattr_of_classmethod_and_staticmethod(x):
+    make = getattr(Point, "origin")  # noqa: B009 - the builtin is what is traced
+    p = make()
+    return x * Point.norm1.fget(Point(1, 2)), p.x
+
+
+@case(
+    tags=["descriptors", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("mul"),
+)
+def operator_ne_and_eq_on_objects(x):
+    same = operator.eq(Point(1, 1), Point(1, 1))
+    diff = operator.ne(Point(1, 1), Point(2, 1))
+    return x * (same + diff)
+
+
+@case(
+    tags=["descriptors", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("add", "mul"),
+)
+def bound_method_as_value(x):
+    s = Scaler(2.0)
+    fns = {"double": s.__call__, "inc": lambda t: t + 1}
+    return fns["double"](fns["inc"](x))
+
+
+@case(
+    tags=["descriptors", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("mul"),
+)
+def setattr_getattr_delattr_builtins(x):
+    p = Point(1, 2)
+    setattr(p, "z", 4)  # noqa: B010 - the builtins are what is traced
+    z = getattr(p, "z")  # noqa: B009
+    delattr(p, "z")
+    return x * z, hasattr(p, "z")
+
+
+@case(
+    tags=["descriptors", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("mul"),
+)
+def vars_and_dict_of_instance(x):
+    p = Point(3, 4)
+    return x * len(vars(p)), sorted(p.__dict__)

@@ -184,3 +184,100 @@ def is_tensor_and_isinstance(x):
         return x * 2
     return x
 
+
+# More of a tensor as a Python object.
+
+FULLGRAPH = {"fullgraph": True}
+OBJ = ["tensor-objects", "fullgraph"]
+
+
+@case(tags=OBJ, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def attribute_set_on_intermediate_tensor(x):
+    y = x * 2
+    y.tag = "scaled"
+    return y, y.tag, hasattr(y, "tag")
+
+
+@case(tags=OBJ, calls=[Call(T(2, 3))], options=FULLGRAPH, expect=one_graph("add"))
+def tensor_properties_as_values(x):
+    n = x.ndim + x.shape[-1] + x.dim() + x.numel() + x.element_size()
+    return x + n, x.is_cuda, x.device.type, x.dtype.is_floating_point, x.is_contiguous()
+
+
+@case(
+    tags=OBJ,
+    calls=[Call(T(2, 3))],
+    options=FULLGRAPH,
+    expect=one_graph("torch.ops.aten.numpy_T", "add", "torch.ops.aten.mT"),
+)
+def tensor_transpose_properties(x):
+    return x.T + 1, x.mT.shape
+
+
+@case(tags=OBJ, calls=[Call(T(3))], options=FULLGRAPH, expect=Expect(frames=1, graphs=1))
+def tensor_real_of_real(x):
+    return x.real + 1, x.is_complex()
+
+
+@case(tags=OBJ, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def type_of_tensor_checks(x):
+    return x * 2, type(x) is torch.Tensor, type(x).__name__, x.type(), isinstance(x, torch.Tensor)
+
+
+@case(tags=OBJ, calls=[Call(T(3), T(3))], options=FULLGRAPH, expect=one_graph("add"))
+def tensors_as_dict_keys(x, y):
+    d = {x: "first", y: "second"}
+    return x + y, d[y], x in d
+
+
+@case(tags=OBJ, calls=[Call(T(3), T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def set_of_tensors_dedup(x, y):
+    s = {x, y, x}
+    return len(s), y in s, x * 2
+
+
+@case(tags=OBJ, calls=[Call([T(3), T(3), T(3)])], options=FULLGRAPH, expect=one_graph("mul"))
+def list_remove_and_index_of_tensor(xs):
+    a, b, _ = xs
+    xs = list(xs)
+    xs.remove(a)
+    return xs.index(b), len(xs), b * 2
+
+
+@case(tags=OBJ, calls=[Call([T(3), T(2, 2), T(1)])], options=FULLGRAPH, expect=one_graph("mul"))
+def max_tensor_by_key_lambda(xs):
+    biggest = max(xs, key=lambda t: t.numel())
+    return biggest * 2
+
+
+@case(tags=OBJ, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul", "getattr"))
+def tensor_requires_grad_and_grad_attribute(x):
+    return x * 2, x.requires_grad, x.grad is None, x.is_leaf
+
+
+@case(tags=OBJ, calls=[Call(T(2, 3))], options=FULLGRAPH, expect=Expect(frames=1, graphs=1))
+def unbind_and_iterate_rows(x):
+    return [r.sum() for r in x]
+
+
+@case(tags=OBJ, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("add"))
+def getattr_dynamic_name_on_tensor(x):
+    name = "shape"
+    return x + getattr(x, name)[0], getattr(x, "names", None)
+
+
+@case(
+    tags=OBJ, calls=[Call(T(3)), Call(T(4))], options=FULLGRAPH, expect=Expect(frames=2, graphs=2)
+)
+def len_and_size_of_tensor(x):
+    return x * len(x) + x.size(0) + x.size()[-1]
+
+
+@case(tags=OBJ, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def dtype_and_device_comparisons(x):
+    same = (
+        x.dtype == torch.float32
+        and x.device == torch.device("cpu")
+        and x.dtype in (torch.float16, torch.float32)
+    )
+    return x * same, x.dtype.itemsize, x.dtype.is_signed

@@ -10,7 +10,7 @@ import torch
 import torch.distributed
 import torch.fx
 
-from conformance.spec import Call, T, case, one_graph
+from conformance.spec import Call, Expect, T, case, one_graph
 
 FULLGRAPH = {"fullgraph": True}
 
@@ -183,3 +183,197 @@ def deterministic_algorithms_query(x):
     if torch.are_deterministic_algorithms_enabled():
         return x - 1
     return x + 1
+
+
+# More of torch's Python-side API, called inside compiled code.
+
+
+@case(
+    tags=["torch-api", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("add")
+)
+def distributed_is_initialized_folds(x):
+    if torch.distributed.is_available() and torch.distributed.is_initialized():
+        return x
+    return x + 1
+
+
+@case(
+    tags=["torch-api", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul")
+)
+def fx_symbolic_trace_query_folds(x):
+    if torch.fx._symbolic_trace.is_fx_tracing():
+        return x
+    return x * 3
+
+
+@case(
+    tags=["torch-api", "fullgraph"],
+    calls=[Call(T(3), 2)],
+    options=FULLGRAPH,
+    expect=one_graph("mul"),
+)
+def check_helpers_on_python_values(x, n):
+    torch._check(n > 0)
+    torch._check_value(n < 10, lambda: "too big")
+    torch._check_type(isinstance(n, int), lambda: "not an int")
+    torch._check_index(n >= 0, lambda: "negative")
+    return x * n
+
+
+@case(tags=["torch-api", "fullgraph"], calls=[Call(T(3, dtype=torch.float16))], options=FULLGRAPH,
+      expect=one_graph(".clamp"))  # fmt: skip
+def finfo_of_tensor_dtype_clamps(x):
+    info = torch.finfo(x.dtype)
+    return x.clamp(min=info.min, max=info.max), info.bits, info.tiny > 0
+
+
+@case(
+    tags=["torch-api", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul")
+)
+def iinfo_bits_of_int_dtypes(x):
+    return x * torch.iinfo(torch.int8).bits, torch.iinfo(torch.uint8).max
+
+
+@case(
+    tags=["torch-api", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("torch.ones", "add"),
+)
+def device_and_dtype_built_in_function(x):
+    dev = torch.device("cpu")
+    dt = torch.float32
+    return x + torch.ones(3, dtype=dt, device=dev), dev.type, str(dt), dt.is_floating_point
+
+
+@case(
+    tags=["torch-api", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("torch.zeros", "add"),
+)
+def factory_with_default_dtype(x):
+    z = torch.zeros(3, dtype=torch.get_default_dtype(), device=x.device)
+    return x + z, z.dtype == x.dtype
+
+
+@case(
+    tags=["torch-api", "fullgraph"],
+    calls=[Call(T(2, 3))],
+    options=FULLGRAPH,
+    expect=one_graph("torch.zeros"),
+)
+def size_arithmetic(x):
+    """torch.Size with + and slicing is a torch.Size; `numel()` of it is a Python int."""
+    shape = x.shape[:-1] + (4,)
+    return torch.zeros(shape), isinstance(shape, torch.Size), shape.numel()
+
+
+@case(
+    tags=["torch-api", "fullgraph"],
+    calls=[Call(T(2, 3))],
+    options=FULLGRAPH,
+    expect=one_graph(".new_zeros", ".reshape"),
+)
+def size_made_from_list(x):
+    shape = torch.Size([3, 2])
+    return x.new_zeros(shape), x.reshape(shape), len(shape)
+
+
+@case(
+    tags=["torch-api", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1),
+)
+def distribution_log_prob(x):
+    d = torch.distributions.Normal(torch.zeros(3), torch.ones(3))
+    return d.log_prob(x)
+
+
+@case(
+    tags=["torch-api", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1),
+)
+def distribution_entropy_and_mean(x):
+    d = torch.distributions.Normal(x, 2.0)
+    return d.mean + d.entropy(), d.stddev
+
+
+@case(
+    tags=["torch-api", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1),
+)
+def vmap_of_dot_product(x):
+    return torch.func.vmap(lambda row: (row * row).sum())(x.unsqueeze(0).expand(2, 3))
+
+
+@case(
+    tags=["torch-api", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1),
+)
+def func_grad_of_square(x):
+    return torch.func.grad(lambda t: (t * t).sum())(x)
+
+
+def double_inner(x):
+    return x * 2
+
+
+compiled_inner = torch.compile(double_inner, backend="eager")
+
+
+@case(
+    tags=["torch-api", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("mul", "add"),
+)
+def compiled_function_called_inside(x):
+    """A function compiled with torch.compile, called in a compiled region, is inlined."""
+    return compiled_inner(x) + 1
+
+
+@torch.jit._script_if_tracing
+def scripted_if_tracing(x):
+    return x - 1
+
+
+@case(
+    tags=["torch-api", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("sub")
+)
+def script_if_tracing_helper(x):
+    return scripted_if_tracing(x)
+
+
+@case(
+    tags=["torch-api", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul")
+)
+def autocast_gpu_dtype_query(x):
+    if torch.is_autocast_enabled("cpu"):
+        return x
+    return x * 2, torch.get_autocast_dtype("cpu")
+
+
+@case(
+    tags=["torch-api", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul")
+)
+def backends_cudnn_flags(x):
+    if torch.backends.cudnn.enabled and not torch.backends.cudnn.deterministic:
+        return x * 2
+    return x * 3
+
+
+@case(
+    tags=["torch-api", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("add")
+)
+def is_grad_enabled_branch(x):
+    if torch.is_grad_enabled():
+        return x + 1
+    return x

@@ -6,6 +6,7 @@ to wrapper). Also `wrap_fx_proxy`: the result of a graph node -> a VariableTrack
 from __future__ import annotations
 
 import collections
+import enum
 import functools
 import operator
 import os
@@ -33,7 +34,12 @@ from minidynamo.variables.builtin import BUILTIN_HANDLERS, PURE_BUILTINS, Builti
 from minidynamo.variables.collections_types import OrderedDictVariable
 from minidynamo.variables.constant import ConstantVariable, is_constant_value
 from minidynamo.variables.ctx_manager import GRAD_MODE_CLASSES, GradModeClassVariable
-from minidynamo.variables.dicts import ConstDictVariable, MappingProxyVariable, SetVariable
+from minidynamo.variables.dicts import (
+    ConstDictVariable,
+    FrozensetVariable,
+    MappingProxyVariable,
+    SetVariable,
+)
 from minidynamo.variables.functions import (
     FunctoolsPartialVariable,
     PolyfilledFunctionVariable,
@@ -124,7 +130,9 @@ class VariableBuilder:
     def wrap_constant(self, value: object) -> VariableTracker:
         if type(value) is int and self.guards is not None and _may_be_symbolic(self.source):
             return self.wrap_int(value)
-        if self.guards is not None:
+        if self.guards is not None and isinstance(value, enum.Enum):
+            self.guards.add_id_match(self.source, value)  # as Dynamo: the member itself
+        elif self.guards is not None:
             self.guards.add_constant_match(self.source, value)
         return ConstantVariable(value, source=self.source)
 
@@ -244,7 +252,8 @@ class VariableBuilder:
             return self.wrap_object(value)
         if self.guards is not None:
             self.guards.add_constant_match(self.source, value)
-        return SetVariable([ConstantVariable(item) for item in value], source=self.source)
+        kind = FrozensetVariable if isinstance(value, frozenset) else SetVariable
+        return kind([ConstantVariable(item) for item in value], source=self.source)
 
     def wrap_module(self, value: torch.nn.Module) -> VariableTracker:
         if self.guards is not None:
@@ -265,6 +274,9 @@ class VariableBuilder:
         if getattr(value, "_minidynamo_compiled", False):
             # A compiled function called from compiled code is inlined, like any other.
             return self.child(lambda s: AttrSource(s, "__wrapped__"))(value.__wrapped__)
+        inner = trace_rules.wrapped_by(value)
+        if inner is not None:
+            return self.child(lambda s: AttrSource(s, inner))(getattr(value, inner))
         if getattr(value, "_minidynamo_disabled", False):
             reason = "call of a function wrapped by minidynamo.disable"
             return SkipFunctionVariable(value, reason, gb.DISABLED_FUNCTION)

@@ -73,14 +73,25 @@ class SideEffects:
 
     @staticmethod
     def _owner(obj: VariableTracker) -> object:
-        return obj if obj.is_new_object() else obj.source.name  # type: ignore[union-attr]
+        if obj.is_new_object():
+            return obj
+        if obj.source is None:  # a tensor the graph made: one FakeTensor per tensor
+            return ("tensor", id(obj.example_value))  # type: ignore[attr-defined]
+        return obj.source.name
+
+    @staticmethod
+    def _reachable(obj: VariableTracker) -> bool:
+        """New objects are rebuilt, inputs reloaded, and a tensor the graph made is one of
+        its outputs."""
+        return obj.is_new_object() or obj.source is not None or hasattr(obj, "example_value")
 
     def store_attr(self, obj: VariableTracker, name: str, value: VariableTracker) -> None:
-        if not obj.is_new_object() and obj.source is None:
+        if not self._reachable(obj):
             unimplemented(f"attribute assignment .{name} on an object that cannot be reached")
-        self.attr_values[(self._owner(obj), name)] = value
+        owner = self._owner(obj)
+        self.attr_values[(owner, name)] = value
         if not obj.is_new_object():  # a new object is rebuilt with its attributes
-            self._record(("attr", obj.source.name, name), ("attr", obj, name))  # type: ignore[union-attr]
+            self._record(("attr", owner, name), ("attr", obj, name))
 
     def delete_attr(self, obj: VariableTracker, name: str) -> None:
         """``del obj.name``; the caller checked that the attribute exists."""
@@ -91,7 +102,7 @@ class SideEffects:
 
     def load_attr(self, obj: VariableTracker, name: str) -> VariableTracker | None:
         """The value the trace stored (or DELETED), None if it stored nothing."""
-        if not obj.is_new_object() and obj.source is None:
+        if not self._reachable(obj):
             return None
         return self.attr_values.get((self._owner(obj), name))
 
@@ -155,10 +166,13 @@ class SideEffects:
         )
 
     def _replay_attr(self, codegen: PyCodegen, obj: VariableTracker, name: str) -> Replay:
-        value = self.attr_values[(obj.source.name, name)]  # type: ignore[union-attr]
+        value = self.attr_values[(self._owner(obj), name)]
 
         def target() -> None:
-            obj.source.reconstruct(codegen)  # type: ignore[union-attr]
+            if obj.source is None:
+                codegen(obj)  # a graph output
+            else:
+                obj.source.reconstruct(codegen)
 
         if value is DELETED:
 

@@ -36,6 +36,33 @@ def _merge_sort(keys: list, order: list[int], reverse: bool) -> list[int]:
     return merged + left[i:] + right[j:]
 
 
+_NO_DEFAULT = object()
+
+
+def _extreme(args: tuple, key: Callable | None, default: Any, wanted: str) -> Any:
+    """min (`wanted` "<") or max (">"): the first item no other beats, as the builtins."""
+    items = list(args[0]) if len(args) == 1 else list(args)
+    if not items:
+        if default is _NO_DEFAULT:
+            raise ValueError(f"{'min' if wanted == '<' else 'max'}() iterable argument is empty")
+        return default
+    best = items[0]
+    best_key = best if key is None else key(best)
+    for item in items[1:]:
+        item_key = item if key is None else key(item)
+        if (item_key < best_key) if wanted == "<" else (item_key > best_key):
+            best, best_key = item, item_key
+    return best
+
+
+def min(*args: Any, key: Callable | None = None, default: Any = _NO_DEFAULT) -> Any:  # noqa: A001
+    return _extreme(args, key, default, "<")
+
+
+def max(*args: Any, key: Callable | None = None, default: Any = _NO_DEFAULT) -> Any:  # noqa: A001
+    return _extreme(args, key, default, ">")
+
+
 def any(iterable: Iterable) -> bool:  # noqa: A001
     for item in iterable:
         if item:
@@ -77,6 +104,34 @@ def dict_update(self: dict, other: Any = (), /, **kwargs: Any) -> None:
             self[key] = value
     for key in kwargs:
         self[key] = kwargs[key]
+
+
+def dict_or(self: dict, other: Any, /) -> dict:
+    """``a | b`` of dicts: a new dict, `b`'s values winning."""
+    if not isinstance(other, dict):
+        return NotImplemented
+    result = dict(self)
+    for key in other:
+        result[key] = other[key]
+    return result
+
+
+def dict_ior(self: dict, other: Any, /) -> dict:
+    """``a |= b``: `a` itself, updated (from any mapping or pairs, as `update`)."""
+    dict_update(self, other)
+    return self
+
+
+def namedtuple_replace(self: tuple, /, **changes: Any) -> tuple:
+    cls = type(self)
+    values = [changes.pop(name, value) for name, value in zip(cls._fields, self)]  # noqa: B905
+    if changes:
+        raise ValueError(f"Got unexpected field names: {list(changes)!r}")
+    return cls(*values)
+
+
+def namedtuple_asdict(self: tuple) -> dict:
+    return dict(zip(type(self)._fields, self))  # noqa: B905
 
 
 def set_union(self: set, *others: Iterable) -> set:

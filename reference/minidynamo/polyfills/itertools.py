@@ -109,3 +109,13 @@ def count(start: Any = 0, step: Any = 1) -> Iterator:
     while True:
         yield value
         value = value + step
+
+
+def pairwise(iterable: Iterable) -> Iterator[tuple]:
+    first = True
+    previous = None
+    for item in iterable:
+        if not first:
+            yield previous, item
+        previous = item
+        first = False

@@ -71,6 +71,9 @@ CONTAINER_METHODS = {
     operator.delitem: "__delitem__",
 }
 
+# Operators whose method a builtin type may have a polyfill of (trace_rules.METHOD_POLYFILLS).
+POLYFILLED_OPERATORS = {operator.or_: "__or__", operator.ior: "__ior__"}
+
 MUTATING_OPERATORS = frozenset({operator.setitem, operator.delitem} | set(INPLACE_TO_PLAIN))
 
 OPERATOR_FUNCTIONS = (
@@ -106,8 +109,14 @@ def is_symbolic_arithmetic(args: list[VariableTracker]) -> bool:
     )
 
 
-def compare_identity(a: VariableTracker, b: VariableTracker) -> bool:
-    """``a is b``, decided at trace time."""
+def compare_identity(
+    a: VariableTracker, b: VariableTracker, tx: InstructionTranslatorBase | None = None
+) -> bool:
+    """``a is b``, decided at trace time; two objects the trace did not make (a
+    sentinel default, `dataclasses.MISSING`) are compared as they are now and, given
+    `tx`, guarded by identity where they were read from an input."""
+    from minidynamo.variables.user_defined import UserDefinedObjectVariable
+
     if a is b:
         return True
     if a.is_new_object() or b.is_new_object():
@@ -124,6 +133,11 @@ def compare_identity(a: VariableTracker, b: VariableTracker) -> bool:
         return a.as_python_constant() is b.as_python_constant()
     if type(a) is not type(b):
         return False
+    if tx is not None and isinstance(a, UserDefinedObjectVariable):
+        for vt in (a, b):
+            if vt.source is not None:
+                tx.output.guards.add_id_match(vt.source, vt.value)  # type: ignore[attr-defined]
+        return a.value is b.value  # type: ignore[attr-defined]
     unimplemented(f"`is` between {a!r} and {b!r}")
 
 
@@ -131,7 +145,7 @@ def compare_identity_or_equal(
     tx: InstructionTranslatorBase, a: VariableTracker, b: VariableTracker
 ) -> bool:
     """The comparison behind `in`: identity first, then ``==``."""
-    if compare_identity(a, b):
+    if compare_identity(a, b, tx):
         return True
     if is_tensor(a) or is_tensor(b):
         unimplemented("`in` comparing tensors by value")
@@ -154,7 +168,7 @@ def call_operator(
 ) -> VariableTracker:
     """An `operator` function applied to VariableTrackers."""
     if fn in (operator.is_, operator.is_not):
-        same = compare_identity(*args)
+        same = compare_identity(*args, tx)
         return ConstantVariable(same if fn is operator.is_ else not same)
     if fn is operator.contains:
         return args[0].call_method(tx, "__contains__", [args[1]], {})
@@ -191,6 +205,9 @@ def call_container_operator(
     from minidynamo.variables.user_defined import UserDefinedObjectVariable
 
     left, *rest = args
+    dunder = POLYFILLED_OPERATORS.get(fn)
+    if dunder is not None and left.method_polyfill(dunder) is not None:
+        return left.call_method(tx, dunder, rest, {})  # `d1 | d2`, `d |= pairs`
     if fn in (operator.eq, operator.ne) and isinstance(left, UserDefinedObjectVariable):
         return left.compare_equal(tx, fn, rest[0])
     if fn is operator.mul and isinstance(rest[0], BaseListVariable):
@@ -249,7 +266,9 @@ class BuiltinVariable(VariableTracker):
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         polyfill = trace_rules.FALLBACK_POLYFILLS.get(self.fn)
-        if polyfill is not None and not _foldable(tx, args, kwargs):
+        # `max(s0, 3)` of symbolic sizes is a graph node (its handler), not a polyfill.
+        symbolic = not kwargs and is_symbolic_arithmetic(args)
+        if polyfill is not None and not symbolic and not _foldable(tx, args, kwargs):
             from minidynamo.variables.functions import inline_polyfill
 
             return inline_polyfill(tx, polyfill, args, kwargs)
@@ -352,6 +371,22 @@ def _call_getattr(
     return obj.var_getattr(tx, attr)
 
 
+def _call_delattr(
+    tx: InstructionTranslatorBase, obj: VariableTracker, name: VariableTracker
+) -> VariableTracker:
+    from minidynamo.variables.user_defined import UserDefinedObjectVariable
+
+    if not isinstance(obj, UserDefinedObjectVariable):
+        unimplemented(f"delattr on {obj!r}")
+    obj.delete_attr(tx, name.as_python_constant())
+    return ConstantVariable(None)
+
+
+def _call_vars(tx: InstructionTranslatorBase, obj: VariableTracker) -> VariableTracker:
+    """``vars(obj)`` is ``obj.__dict__``."""
+    return obj.var_getattr(tx, "__dict__")
+
+
 def _call_super(
     tx: InstructionTranslatorBase,
     cls: VariableTracker | None = None,
@@ -414,6 +449,17 @@ def _call_set(
     tx: InstructionTranslatorBase, iterable: VariableTracker | None = None
 ) -> VariableTracker:
     return SetVariable([] if iterable is None else _iterate(tx, iterable))
+
+
+def _call_frozenset(
+    tx: InstructionTranslatorBase, iterable: VariableTracker | None = None
+) -> VariableTracker:
+    """A frozenset of constants is a constant; one of tensors tracks them by identity."""
+    from minidynamo.variables.dicts import FrozensetVariable
+
+    if iterable is None or iterable.is_python_constant():
+        return fold_builtin(frozenset, [] if iterable is None else [iterable], {})
+    return FrozensetVariable(_iterate(tx, iterable))
 
 
 def _call_dict(
@@ -645,6 +691,8 @@ BUILTIN_HANDLERS: dict[Callable, Callable[..., VariableTracker]] = {
     getattr: _call_getattr,
     hasattr: _call_hasattr,
     setattr: _call_setattr,
+    delattr: _call_delattr,
+    vars: _call_vars,
     super: _call_super,
     functools.partial: _call_partial,
     bool: _call_bool,
@@ -652,6 +700,7 @@ BUILTIN_HANDLERS: dict[Callable, Callable[..., VariableTracker]] = {
     list: _call_list,
     tuple: _call_tuple,
     set: _call_set,
+    frozenset: _call_frozenset,
     dict: _call_dict,
     collections.OrderedDict: _call_ordered_dict,
     collections.defaultdict: _call_defaultdict,

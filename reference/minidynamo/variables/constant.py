@@ -5,6 +5,7 @@ Operations on constants are folded at trace time; the frame is guarded on their 
 
 from __future__ import annotations
 
+import enum
 import types
 from typing import TYPE_CHECKING, Any
 
@@ -41,6 +42,7 @@ CONSTANT_TYPES: tuple[type, ...] = (
     types.CodeType,
     np.number,  # NumPy scalars (`np.float64(2.5)`), guarded on their value as numbers are
     np.bool_,
+    enum.Enum,  # members are fixed objects of their class (guarded by identity)
 )
 
 
@@ -64,8 +66,10 @@ class ConstantVariable(VariableTracker):
 
     @staticmethod
     def create(value: object, source: Source | None = None) -> VariableTracker:
-        """A constant, or a tuple/list VariableTracker of constants."""
+        """A constant, or a tuple/list/set/dict VariableTracker of constants (a folded
+        `a & b` of two sets is a set the program may change)."""
         from minidynamo.trace_rules import is_namedtuple
+        from minidynamo.variables.dicts import ConstDictVariable, SetVariable
         from minidynamo.variables.lists import (
             ListVariable,
             NamedTupleVariable,
@@ -83,6 +87,11 @@ class ConstantVariable(VariableTracker):
                 return cls(items, source=source)
             if is_namedtuple(type(value)):
                 return NamedTupleVariable(items, type(value), source=source)
+        if type(value) is set:
+            return SetVariable([ConstantVariable.create(item) for item in value], source=source)
+        if type(value) is dict:
+            items = {key: ConstantVariable.create(item) for key, item in value.items()}
+            return ConstDictVariable(items, source=source)
         return ConstantVariable(value, source=source)
 
     def __repr__(self) -> str:
@@ -102,6 +111,8 @@ class ConstantVariable(VariableTracker):
         # names a module that code does not import, so the graph gets its Python number.
         if isinstance(self.value, np.generic):
             return self.value.item()
+        if isinstance(self.value, enum.Enum) and isinstance(self.value, (int, float, str)):
+            return self.value._value_  # an IntEnum member is its number in the graph
         return self.value
 
     def reconstruct(self, codegen: PyCodegen) -> None:
@@ -162,6 +173,12 @@ def fold(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> VariableTracker:
         result = fn(*args, **kwargs)
     except Exception as e:
         raise_folded(e)
-    if not is_constant_value(result):
+    if not is_constant_value(result) and not (
+        type(result) in (set, dict) and is_constant_value(list(_contents(result)))
+    ):
         unimplemented(f"constant folding produced a {type(result).__name__}")
     return ConstantVariable.create(result)
+
+
+def _contents(value: set | dict) -> Any:
+    return value if isinstance(value, set) else [*value.keys(), *value.values()]

@@ -70,7 +70,9 @@ class MethodDescriptorVariable(VariableTracker):
             unimplemented(f"{self!r} with arguments {args!r}")
         name = args[0].as_python_constant()
         if self.name == "__setattr__" and len(args) == 2 and hasattr(receiver, "store_attr"):
-            receiver.store_attr(tx, name, args[1])
+            # object's own store: the class's Python __setattr__ is what it bypasses.
+            store = getattr(receiver, "generic_store_attr", receiver.store_attr)
+            store(tx, name, args[1])
         elif self.name == "__delattr__" and len(args) == 1 and hasattr(receiver, "delete_attr"):
             receiver.delete_attr(tx, name)
         else:

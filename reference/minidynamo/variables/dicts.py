@@ -2,7 +2,8 @@
 operations"; here an input dict's key list is guarded when it is wrapped).
 
 `ConstDictVariable` maps Python constants to VariableTrackers; `SetVariable` holds
-constants only. As with lists, only dicts and sets created in the frame are mutated.
+constants. A tensor, which hashes by identity, is a key too (`IdentityKey`): `{x, y, x}`
+has two items. As with lists, only dicts and sets created in the frame are mutated.
 """
 
 from __future__ import annotations
@@ -23,13 +24,44 @@ if TYPE_CHECKING:
     from torch._guards import Source
 
 
+class IdentityKey:
+    """A dict key or set item that hashes by identity, as a tensor does: the tracker of
+    the tensor, equal to another key of the same tensor (its one FakeTensor, as
+    `compare_identity` decides `is`)."""
+
+    def __init__(self, vt: VariableTracker) -> None:
+        self.vt = vt
+
+    def __hash__(self) -> int:
+        return id(self.vt.example_value)  # type: ignore[attr-defined]
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, IdentityKey) and other.vt.example_value is self.vt.example_value  # type: ignore[attr-defined]
+        )
+
+
 def constant_key(key: VariableTracker) -> Any:
+    from minidynamo.variables.tensor import TensorVariable
+
+    if isinstance(key, TensorVariable):
+        return IdentityKey(key)
     value = key.as_python_constant()
     try:
         hash(value)
     except TypeError:
         unimplemented(f"unhashable dict key of type {type(value).__name__}")
     return value
+
+
+def key_variable(key: Any) -> VariableTracker:
+    """The tracker of a key made by `constant_key`."""
+    return key.vt if isinstance(key, IdentityKey) else ConstantVariable.create(key)
+
+
+def key_constant(key: Any) -> Any:
+    """A key as a Python value: a tensor key is not one."""
+    return key.vt.as_python_constant() if isinstance(key, IdentityKey) else key
 
 
 class ConstDictVariable(VariableTracker):
@@ -46,16 +78,16 @@ class ConstDictVariable(VariableTracker):
         return dict
 
     def as_python_constant(self) -> Any:
-        return {key: value.as_python_constant() for key, value in self.items.items()}
+        return {key_constant(key): value.as_python_constant() for key, value in self.items.items()}
 
     def as_proxy(self) -> Any:
-        return {key: value.as_proxy() for key, value in self.items.items()}
+        return {key_constant(key): value.as_proxy() for key, value in self.items.items()}
 
     def bool_value(self) -> bool:
         return bool(self.items)
 
     def unpack_var_sequence(self, tx: InstructionTranslatorBase) -> list[VariableTracker]:
-        return [ConstantVariable.create(key) for key in self.items]
+        return [key_variable(key) for key in self.items]
 
     def is_new_object(self) -> bool:
         return self.source is None
@@ -68,7 +100,7 @@ class ConstDictVariable(VariableTracker):
 
     def reconstruct_contents(self, codegen: PyCodegen) -> None:
         for key, value in self.items.items():
-            codegen.load_const(key)
+            codegen(key_variable(key))
             codegen(value)
         codegen.build(dict, len(self.items))
 
@@ -80,7 +112,7 @@ class ConstDictVariable(VariableTracker):
     ) -> VariableTracker:
         k = constant_key(key)
         if k not in self.items:
-            raise_observed(KeyError, k)
+            raise_observed(KeyError, key_constant(k))
         return self.items[k]
 
     def method_get(
@@ -213,10 +245,20 @@ class DictViewVariable(VariableTracker):
     def unpack_var_sequence(self, tx: InstructionTranslatorBase) -> list[VariableTracker]:
         items = self.dict_vt.items
         if self.kind == "keys":
-            return [ConstantVariable.create(key) for key in items]
+            return [key_variable(key) for key in items]
         if self.kind == "values":
             return list(items.values())
-        return [TupleVariable([ConstantVariable.create(k), v]) for k, v in items.items()]
+        return [TupleVariable([key_variable(k), v]) for k, v in items.items()]
+
+    def python_type(self) -> type:
+        return type(getattr({}, self.kind)())
+
+    def as_python_constant(self) -> Any:
+        """A keys view is a constant set-like value (`a.keys() & b.keys()` folds); the
+        others are as constant as the dict's values."""
+        if self.kind == "keys":
+            return dict.fromkeys(key_constant(key) for key in self.dict_vt.items).keys()
+        return getattr(self.dict_vt.as_python_constant(), self.kind)()
 
     def method_iter(self, tx: InstructionTranslatorBase) -> VariableTracker:
         return ListIteratorVariable(self.unpack_var_sequence(tx))
@@ -249,13 +291,13 @@ class SetVariable(VariableTracker):
         return set
 
     def as_python_constant(self) -> Any:
-        return set(self.values)
+        return {key_constant(value) for value in self.values}
 
     def bool_value(self) -> bool:
         return bool(self.values)
 
     def unpack_var_sequence(self, tx: InstructionTranslatorBase) -> list[VariableTracker]:
-        return [ConstantVariable.create(value) for value in self.values]
+        return [key_variable(value) for value in self.values]
 
     def is_new_object(self) -> bool:
         return self.source is None
@@ -268,7 +310,7 @@ class SetVariable(VariableTracker):
 
     def reconstruct_contents(self, codegen: PyCodegen) -> None:
         for value in self.values:
-            codegen.load_const(value)
+            codegen(key_variable(value))
         codegen.build(set, len(self.values))
 
     def method_len(self, tx: InstructionTranslatorBase) -> VariableTracker:
@@ -293,3 +335,44 @@ class SetVariable(VariableTracker):
         check_mutable(tx, self)
         self.values.discard(constant_key(item))
         return ConstantVariable(None)
+
+    def method_remove(
+        self, tx: InstructionTranslatorBase, item: VariableTracker
+    ) -> VariableTracker:
+        check_mutable(tx, self)
+        key = constant_key(item)
+        if key not in self.values:
+            raise_observed(KeyError, key_constant(key))
+        self.values.remove(key)
+        return ConstantVariable(None)
+
+
+class FrozensetVariable(SetVariable):
+    """A `frozenset`: a set without the methods that change it."""
+
+    _CHANGING = frozenset({"add", "discard", "remove", "update", "clear", "pop"})
+
+    def __repr__(self) -> str:
+        return f"FrozensetVariable(length={len(self.values)})"
+
+    def python_type(self) -> type:
+        return frozenset
+
+    def as_python_constant(self) -> Any:
+        return frozenset(super().as_python_constant())
+
+    def reconstruct_contents(self, codegen: PyCodegen) -> None:
+        codegen.load_builtin(frozenset)
+        super().reconstruct_contents(codegen)
+        codegen.call(1)
+
+    def call_method(
+        self,
+        tx: InstructionTranslatorBase,
+        name: str,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        if name in self._CHANGING:
+            unimplemented(f"frozenset has no method {name}() (eager raises)")
+        return super().call_method(tx, name, args, kwargs)

@@ -7,6 +7,7 @@ mutated too, and `check_mutable` records them for `SideEffects` to replay.
 
 from __future__ import annotations
 
+import operator
 from typing import TYPE_CHECKING, Any
 
 import torch
@@ -123,7 +124,15 @@ class BaseListVariable(VariableTracker):
     def method_index(
         self, tx: InstructionTranslatorBase, value: VariableTracker
     ) -> VariableTracker:
-        return ConstantVariable(self.as_python_constant().index(value.as_python_constant()))
+        """Identity first, then ``==``, as `list.index`: a tensor finds itself."""
+        from minidynamo.variables.builtin import compare_identity_or_equal
+        from minidynamo.variables.constant import fold
+
+        for i, item in enumerate(self.items):
+            if compare_identity_or_equal(tx, item, value):
+                return ConstantVariable(i)
+        # Not found: CPython's own ValueError (its message differs between versions).
+        return fold(self.as_python_constant().index, [value.as_python_constant()], {})
 
     def method_count(
         self, tx: InstructionTranslatorBase, value: VariableTracker
@@ -164,6 +173,15 @@ class SizeVariable(TupleVariable):
 
     def is_new_object(self) -> bool:
         return False  # rebuilt as a constant, or from graph values: no identity to keep
+
+    def method_numel(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        """The product of the dims (symbolic where a dim is)."""
+        from minidynamo.variables.builtin import call_operator
+
+        result: VariableTracker = ConstantVariable(1)
+        for item in self.items:
+            result = call_operator(tx, operator.mul, [result, item])
+        return result
 
     def as_proxy(self) -> Any:
         # A size with symbolic dims is a tuple of ints and nodes in the graph.

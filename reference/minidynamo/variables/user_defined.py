@@ -11,6 +11,7 @@ creates a new object (``object.__new__(cls)``, as Dynamo's `object_new`) and inl
 from __future__ import annotations
 
 import abc
+import enum
 import inspect
 import operator
 import types
@@ -124,6 +125,11 @@ def wrap_class_attribute(
         return UserFunctionVariable(attr.fget).call_function(tx, [owner], {})
     if is_method_descriptor(attr) and isinstance(owner, UserDefinedClassVariable):
         return MethodDescriptorVariable(owner.value, attr.__name__)  # type: ignore[attr-defined]
+    getter = user_slot(type(attr), "__get__")
+    if getter is not None:  # a user's descriptor: its __get__(obj or None, cls) inlined
+        instance = ConstantVariable(None) if isinstance(owner, UserDefinedClassVariable) else owner
+        cls_vt = owner if instance is not owner else VariableBuilder(tx, None)(owner.python_type())
+        return inline_slot(tx, getter, [VariableBuilder(tx, None)(attr), instance, cls_vt])
     if hasattr(type(attr), "__get__"):
         unimplemented(f"descriptor of type {type(attr).__name__}")
     return VariableBuilder(tx, source)(attr)
@@ -177,6 +183,10 @@ class UserDefinedClassVariable(VariableTracker):
         from minidynamo.variables.user_dict import UserDefinedDictVariable, dict_base
 
         cls = self.value
+        if isinstance(cls, enum.EnumMeta):  # `Mode("eval")`: a member looked up by value
+            from minidynamo.variables.builtin import fold_builtin
+
+            return fold_builtin(cls, args, kwargs)
         if has_plain_constructor(cls) and not kwargs:
             return ExceptionVariable(cls, args)
         if issubclass(cls, BaseException):
@@ -202,6 +212,26 @@ class UserDefinedClassVariable(VariableTracker):
         else:
             unimplemented(f"{cls.__qualname__}.__init__ of type {type(init).__name__}")
         return obj
+
+    def call_method(
+        self,
+        tx: InstructionTranslatorBase,
+        name: str,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        """An Enum class's own operations (``len(Mode)``, ``m in Mode``) on constants are
+        folded: its members are fixed when the class is made."""
+        if isinstance(self.value, enum.EnumMeta):
+            from minidynamo.variables.builtin import fold_builtin
+
+            return fold_builtin(getattr(self.value, name), args, kwargs)
+        return super().call_method(tx, name, args, kwargs)
+
+    def unpack_var_sequence(self, tx: InstructionTranslatorBase) -> list[VariableTracker]:
+        if isinstance(self.value, enum.EnumMeta):
+            return [ConstantVariable(member) for member in self.value]
+        return super().unpack_var_sequence(tx)
 
     def call_namedtuple(
         self,
@@ -405,6 +435,12 @@ class UserDefinedObjectVariable(VariableTracker):
         if isinstance(attr, property) and isinstance(attr.fset, types.FunctionType):
             self.call_property_setter(tx, attr.fset, value)
             return
+        setter = user_slot(type(attr), "__set__")
+        if setter is not None:  # a user's data descriptor: its __set__ inlined
+            from minidynamo.builder import VariableBuilder
+
+            inline_slot(tx, setter, [VariableBuilder(tx, None)(attr), self, value])
+            return
         if hasattr(type(attr), "__set__") and not isinstance(attr, types.MemberDescriptorType):
             unimplemented(f"assignment to the descriptor {cls.__qualname__}.{name}")
         tx.output.side_effects.store_attr(self, name, value)
@@ -448,7 +484,7 @@ class UserDefinedObjectVariable(VariableTracker):
             return result
         if own is not object.__eq__ or not other.is_new_object() and other.source is None:
             unimplemented(f"{name} of {self!r} and {other!r}")
-        return ConstantVariable(compare_identity(self, other))
+        return ConstantVariable(compare_identity(self, other, tx))
 
     def call_method(
         self,

@@ -1,0 +1,420 @@
+"""The standard library's containers and iteration helpers while tracing, as
+torch.compile users write them: functools.partial objects, itertools, collections
+(OrderedDict, deque, defaultdict, Counter, dict subclasses), dict and set methods and
+operators, sorted/min/max with keys, operator's getters, heapq, bisect and copy.
+
+Each program traces into one graph under `fullgraph=True`, as in Dynamo; a second call
+with new values reuses it, a changed Python value recompiles where Dynamo does.
+"""
+
+import collections
+import copy
+import functools
+import itertools
+import operator
+
+import torch
+
+from conformance.spec import Call, Expect, T, case, one_graph
+
+FULLGRAPH = {"fullgraph": True}
+TAGS = ["stdlib", "fullgraph"]
+
+
+def affine(x, w, b=0.0):
+    return x * w + b
+
+
+# functools.partial
+
+
+@case(tags=TAGS, calls=[Call(T(3)), Call(T(3))], options=FULLGRAPH, expect=one_graph("mul", "add"))
+def partial_keywords_read_and_merged(x):
+    """`p.keywords` is a dict the program may copy and extend."""
+    p = functools.partial(affine, w=2.0)
+    kw = dict(p.keywords)
+    kw["b"] = 1.0
+    return p.func(x, **kw)
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul", "add"))
+def partial_of_partial(x):
+    """A partial of a partial flattens: its args and keywords accumulate."""
+    p = functools.partial(affine, w=3.0)
+    q = functools.partial(p, b=2.0)
+    return q(x)
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul", "add"))
+def partial_positional_args_tuple(x):
+    p = functools.partial(affine, x, 2.0)
+    assert isinstance(p.args, tuple)
+    return p(b=len(p.args))
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("torch.relu", "torch.mul"))
+def partial_in_list_of_callables(x):
+    fns = [torch.relu, functools.partial(torch.mul, other=2.0)]
+    for f in fns:
+        x = f(x)
+    return x
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("torch.add"))
+def partial_callable_and_isinstance(x):
+    p = functools.partial(torch.add, other=1)
+    if callable(p) and isinstance(p, functools.partial):
+        return p(x)
+    return x
+
+
+# functools.reduce
+
+
+@case(
+    tags=TAGS, calls=[Call([T(3), T(3), T(3)])], options=FULLGRAPH, expect=one_graph("mul", "mul")
+)
+def reduce_product_of_list(xs):
+    return functools.reduce(operator.mul, xs)
+
+
+@case(tags=TAGS, calls=[Call(T(2, 3))], options=FULLGRAPH, expect=one_graph("mul"))
+def reduce_product_of_shape(x):
+    """`reduce(mul, x.shape, 1)`: the element count, a constant of static shapes."""
+    n = functools.reduce(operator.mul, x.shape, 1)
+    return x * n
+
+
+# itertools
+
+
+@case(tags=TAGS, calls=[Call(T(3), T(3))], options=FULLGRAPH, expect=one_graph("add", "add"))
+def chain_of_list_and_tuple(a, b):
+    total = 0
+    for t in itertools.chain([a], (b,)):
+        total = total + t
+    return total
+
+
+@case(
+    tags=TAGS,
+    calls=[Call([[T(2)], [T(2), T(2)]])],
+    options=FULLGRAPH,
+    expect=one_graph("torch.cat"),
+)
+def chain_from_iterable_flattens(groups):
+    return torch.cat(list(itertools.chain.from_iterable(groups)))
+
+
+@case(
+    tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul", "add", "mul", "add")
+)
+def product_over_two_lists(x):
+    out = []
+    for scale, shift in itertools.product([1.0, 2.0], [0.5]):
+        out.append(x * scale + shift)
+    return out
+
+
+@case(
+    tags=TAGS,
+    calls=[Call([T(2), T(2), T(2)])],
+    options=FULLGRAPH,
+    expect=one_graph("mul", "mul", "mul"),
+)
+def combinations_pairwise_products(xs):
+    return [a * b for a, b in itertools.combinations(xs, 2)]
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def permutations_of_names(x):
+    orders = list(itertools.permutations("abc"))
+    return x * len(orders), orders[1]
+
+
+@case(
+    tags=TAGS, calls=[Call([T(2), T(2)], [T(2)])], options=FULLGRAPH, expect=one_graph("add", "mul")
+)
+def zip_longest_default_none(xs, ys):
+    out = []
+    for a, b in itertools.zip_longest(xs, ys):
+        out.append(a * 2 if b is None else a + b)
+    return out
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def accumulate_with_initial(x):
+    sums = list(itertools.accumulate([1, 2, 3], initial=10))
+    return x * sums[-1], sums
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def accumulate_with_function(x):
+    running = list(itertools.accumulate([3, 1, 4, 1, 5], max))
+    return x * running[-1], running
+
+
+@case(tags=TAGS, calls=[Call([T(2), T(2), T(2), T(2)])], options=FULLGRAPH, expect=one_graph("add"))
+def islice_start_stop(xs):
+    a, b = itertools.islice(xs, 1, 3)
+    return a + b
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul", "mul"))
+def repeat_zipped_with_scales(x):
+    return [x * s for x, s in zip(itertools.repeat(x), [1.0, 2.0])]
+
+
+@case(tags=TAGS, calls=[Call([T(2), T(2)])], options=FULLGRAPH, expect=one_graph("mul", "mul"))
+def count_with_start_and_step(xs):
+    return [x * k for k, x in zip(itertools.count(2, 3), xs)]
+
+
+@case(tags=TAGS, calls=[Call(T(4))], options=FULLGRAPH, expect=one_graph("add", "add"))
+def pairwise_over_list(x):
+    total = x
+    for a, b in itertools.pairwise([1, 2, 3]):
+        total = total + a * b
+    return total
+
+
+# collections
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("add", "mul"))
+def ordered_dict_move_to_end(x):
+    d = collections.OrderedDict()
+    d["a"] = x + 1
+    d["b"] = x * 2
+    d.move_to_end("a")
+    return list(d.keys()), list(d.values())
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("add", "mul"))
+def ordered_dict_popitem(x):
+    d = collections.OrderedDict(a=x + 1, b=x * 2)
+    key, value = d.popitem(last=False)
+    return key, value, len(d)
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul", "mul", "mul"))
+def deque_maxlen_drops_oldest(x):
+    q = collections.deque(maxlen=2)
+    for k in range(3):
+        q.append(x * k)
+    return list(q), len(q)
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("add", "sub"))
+def deque_appendleft_and_pop(x):
+    q = collections.deque([x])
+    q.appendleft(x + 1)
+    q.append(x - 1)
+    last = q.pop()
+    first = q.popleft()
+    return first, last, len(q)
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("add", "add"))
+def defaultdict_of_list(x):
+    d = collections.defaultdict(list)
+    d["a"].append(x + 1)
+    d["a"].append(x + 2)
+    return d["a"], len(d["b"])
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("add"))
+def defaultdict_of_int_counting(x):
+    counts = collections.defaultdict(int)
+    for name in ["a", "b", "a"]:
+        counts[name] += 1
+    return x + counts["a"], dict(counts)
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def counter_most_common(x):
+    c = collections.Counter(["relu", "gelu", "relu"])
+    name, n = c.most_common(1)[0]
+    return x * n, name
+
+
+class Config(dict):
+    """A dict subclass with attribute access, as configs are often written."""
+
+    def __getattr__(self, name):
+        return self[name]
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul", "add"))
+def dict_subclass_made_inside(x):
+    cfg = Config(scale=2.0, shift=1.0)
+    return x * cfg.scale + cfg["shift"]
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("add"))
+def dict_fromkeys_with_value(x):
+    d = dict.fromkeys(["a", "b"], 0)
+    d["a"] = x + 1
+    return d
+
+
+@case(tags=TAGS, calls=[Call(T(3), {"w": 2.0})], options=FULLGRAPH, expect=one_graph("mul", "add"))
+def dict_update_with_keywords(x, opts):
+    d = {"w": 1.0}
+    d.update(opts, bias=0)
+    return x * d["w"] + d["bias"]
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("add", "mul"))
+def dict_merge_operator(x):
+    a = {"p": x + 1}
+    b = {"q": x * 2}
+    merged = a | b
+    a |= {"r": 3}
+    return merged, sorted(a)
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("add", "add"))
+def dict_items_view_iteration(x):
+    d = {"a": 1, "b": 2}
+    for _, v in d.items():
+        x = x + v
+    return x, list(d.keys()) == ["a", "b"], "a" in d.keys()
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def dict_keys_set_operations(x):
+    a = {"p": 1, "q": 2}
+    b = {"q": 3, "r": 4}
+    common = a.keys() & b.keys()
+    return x * len(common), sorted(a.keys() | b.keys())
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("add", "add"))
+def dict_setdefault_and_pop(x):
+    d = {}
+    d.setdefault("a", []).append(1)
+    d.setdefault("a", []).append(2)
+    n = d.pop("missing", 0)
+    return x + len(d["a"]) + n
+
+
+# sets
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def set_operators(x):
+    a = {1, 2, 3}
+    b = {2, 3, 4}
+    both = a & b
+    either = a | b
+    only_a = a - b
+    one_side = a ^ b
+    return x * len(both), sorted(either), only_a, sorted(one_side)
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("add"))
+def set_comparisons(x):
+    a = {1, 2}
+    b = {1, 2, 3}
+    if a <= b and a < b and b >= a and a.issubset(b) and b.issuperset(a):
+        return x + 1
+    return x
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def set_add_discard_remove(x):
+    s = set()
+    s.add("a")
+    s.add("b")
+    s.discard("c")
+    s.remove("b")
+    return x * len(s), "a" in s
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def frozenset_algebra(x):
+    a = frozenset(["relu", "gelu"])
+    b = frozenset(["gelu", "silu"])
+    return x * len(a | b), a & b, a.isdisjoint(b)
+
+
+@case(tags=TAGS, calls=[Call(T(3), "relu"), Call(T(3), "tanh")], options=FULLGRAPH,
+      expect=Expect(frames=2, graphs=2, ops=[["torch.relu"], ["torch.tanh"]]))  # fmt: skip
+def frozenset_dispatch_on_string(x, act):
+    if act in frozenset({"relu", "gelu"}):
+        return torch.relu(x)
+    return torch.tanh(x)
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def set_comprehension_of_shapes(x):
+    dims = {d for d in (3, 3, 4)}
+    return x * len(dims)
+
+
+# sorted, min, max, operator getters
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def sorted_pairs_by_second(x):
+    pairs = [("a", 3), ("b", 1), ("c", 2)]
+    ranked = sorted(pairs, key=lambda p: p[1], reverse=True)
+    return x * ranked[0][1], [name for name, _ in ranked]
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def sorted_with_itemgetter(x):
+    pairs = [("a", 3), ("b", 1)]
+    ranked = sorted(pairs, key=operator.itemgetter(1))
+    return x * ranked[0][1]
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def max_of_dict_by_value(x):
+    d = {"a": 3, "b": 5, "c": 1}
+    best = max(d, key=d.get)
+    return x * d[best], best
+
+
+@case(tags=TAGS, calls=[Call(T(2, 3))], options=FULLGRAPH, expect=one_graph("add"))
+def itemgetter_on_shape(x):
+    first, last = operator.itemgetter(0, -1)(x.shape)
+    return x + first * last
+
+
+Pair = collections.namedtuple("Pair", ["left", "right"])
+
+
+@case(tags=TAGS, calls=[Call(Pair(T(3), T(3)))], options=FULLGRAPH, expect=one_graph("sub"))
+def attrgetter_on_namedtuple(p):
+    get = operator.attrgetter("left", "right")
+    left, right = get(p)
+    return left - right
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph(".mul"))
+def methodcaller_on_tensor(x):
+    return operator.methodcaller("mul", 2)(x)
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def length_hint_of_range_iterator(x):
+    return x * operator.length_hint(iter(range(5)))
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("add"))
+def operator_functions_on_ints(x):
+    n = operator.add(operator.mul(2, 3), operator.floordiv(7, 2))
+    return operator.add(x, n)
+
+
+# copy
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("add"))
+def deepcopy_of_nested_config(x):
+    cfg = {"layers": [1, 2], "name": "m"}
+    other = copy.deepcopy(cfg)
+    other["layers"].append(3)
+    return x + len(cfg["layers"]), other

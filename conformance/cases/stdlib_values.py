@@ -1,0 +1,244 @@
+"""Python values from the standard library while tracing: str methods and formatting,
+math on numbers, enum members, namedtuple and dataclass classes made in the function,
+function attributes, os.environ, typing helpers and int methods on sizes.
+
+All of them are computed at trace time (the tensors' shapes are static), so each
+program is one graph under `fullgraph=True`, as in Dynamo.
+"""
+
+import dataclasses
+import enum
+import math
+import os
+import typing
+
+import torch
+
+from conformance.spec import Call, Expect, T, case, one_graph
+
+FULLGRAPH = {"fullgraph": True}
+TAGS = ["stdlib", "fullgraph"]
+
+
+# str
+
+
+@case(tags=TAGS, calls=[Call(T(3), "layer.0.weight")], options=FULLGRAPH, expect=one_graph("mul"))
+def str_split_and_join(x, name):
+    parts = name.split(".")
+    prefix = "/".join(parts[:-1])
+    return x * len(parts), prefix, name.endswith("weight")
+
+
+@case(tags=TAGS, calls=[Call(T(3), "Conv2d")], options=FULLGRAPH, expect=one_graph("add"))
+def str_replace_lower_strip(x, name):
+    key = f"  {name}  ".strip().lower().replace("2d", "")
+    return x + len(key), key, key.upper(), key.title()
+
+
+@case(tags=TAGS, calls=[Call(T(3), "relu")], options=FULLGRAPH, expect=one_graph("torch.relu"))
+def str_format_method(x, act):
+    label = "{}_{:03d}".format(act, 7)  # noqa: UP032 - str.format is what is traced
+    return torch.relu(x), label, "{name}!".format(name=act)  # noqa: UP032
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def percent_formatting(x):
+    s = "%s-%d-%.2f" % ("w", 3, 0.5)  # noqa: UP031 - %-formatting is what is traced
+    return x * 2, s, "%(k)s" % {"k": "v"}  # noqa: UP031
+
+
+@case(tags=TAGS, calls=[Call(T(2, 3))], options=FULLGRAPH, expect=one_graph("add"))
+def fstring_of_shape_and_dtype(x):
+    return x + 1, f"{tuple(x.shape)} {x.dtype} {x.dim():>3}"
+
+
+class Unit:
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"Unit({self.name!r})"
+
+    def __str__(self):
+        return self.name
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def fstring_of_user_object(x):
+    u = Unit("cm")
+    return x * 2, f"{u}|{u!r}", str(u)
+
+
+@case(tags=TAGS, calls=[Call(T(3), "a,b,,c")], options=FULLGRAPH, expect=one_graph("mul"))
+def str_predicates_and_find(x, s):
+    fields = [f for f in s.split(",") if f]
+    return x * len(fields), s.find("b"), s.count(","), s.isdigit(), s.startswith(("a", "z"))
+
+
+# math
+
+
+@case(tags=TAGS, calls=[Call(T(3), 16)], options=FULLGRAPH, expect=one_graph("mul"))
+def math_on_int_argument(x, n):
+    scale = math.sqrt(n) + math.log2(n) + math.ceil(n / 3) + math.floor(2.5)
+    return x * scale
+
+
+@case(tags=TAGS, calls=[Call(T(4, 6))], options=FULLGRAPH, expect=one_graph("mul"))
+def math_on_shape(x):
+    return x * (math.gcd(*x.shape) + math.prod(x.shape) + math.isqrt(x.shape[1]))
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul", "add"))
+def math_constants_and_trig(x):
+    return x * (math.pi + math.cos(0.0)) + math.exp(1) * math.e
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def math_isclose_and_isfinite(x):
+    if math.isclose(0.1 + 0.2, 0.3) and math.isfinite(1.0) and not math.isnan(1.0):
+        return x * 2
+    return x
+
+
+# enum
+
+
+class Mode(enum.Enum):
+    TRAIN = "train"
+    EVAL = "eval"
+
+
+class Level(enum.IntEnum):
+    LOW = 1
+    HIGH = 2
+
+
+@case(tags=TAGS, calls=[Call(T(3), Mode.TRAIN), Call(T(3), Mode.EVAL)], options=FULLGRAPH,
+      expect=Expect(frames=2, graphs=2, ops=[["mul"], ["add"]]))  # fmt: skip
+def enum_member_argument(x, mode):
+    if mode is Mode.TRAIN:
+        return x * 2
+    return x + 1
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def enum_value_name_and_lookup(x):
+    m = Mode("eval")
+    return x * Level.HIGH, m.name, m.value, Mode["TRAIN"].value, len(Mode)
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("add"))
+def enum_iteration_and_membership(x):
+    names = [m.name for m in Level]
+    return x + Level.LOW.value, names, Level.HIGH in Level
+
+
+# namedtuple and dataclass classes
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("add", "mul"))
+def namedtuple_fields_and_replace(x):
+    import collections
+
+    Out = collections.namedtuple("Out", ["a", "b"])
+    o = Out(x + 1, x * 2)
+    o2 = o._replace(b=3)
+    return tuple(o), o2.b, Out._fields, o._asdict()["a"]
+
+
+@dataclasses.dataclass
+class Options:
+    scale: float = 1.0
+    names: list = dataclasses.field(default_factory=list)
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def dataclass_instance_made_inside(x):
+    opts = Options(scale=3.0)
+    opts.names.append("x")
+    return x * opts.scale, opts.names
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def dataclass_replace_and_fields(x):
+    opts = dataclasses.replace(Options(), scale=4.0)
+    names = [f.name for f in dataclasses.fields(opts)]
+    return x * opts.scale, names
+
+
+@dataclasses.dataclass(frozen=True)
+class Frozen:
+    k: int
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def frozen_dataclass_equality(x):
+    a, b = Frozen(2), Frozen(2)
+    return x * a.k, a == b
+
+
+# function attributes
+
+
+def helper(x, k=3):
+    return x * k
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def function_module_and_defaults(x):
+    return helper(x), helper.__module__.split(".")[-1], helper.__defaults__, helper.__name__
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def function_attribute_set_on_local_function(x):
+    def inner(t):
+        return t * 2
+
+    inner.calls = 1
+    return inner(x), inner.calls, hasattr(inner, "missing")
+
+
+# os.environ
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("add"))
+def environ_get_missing_is_default(x):
+    v = os.environ.get("MINIDYNAMO_SURELY_UNSET", "0")
+    return x + int(v), os.getenv("MINIDYNAMO_SURELY_UNSET") is None
+
+
+# typing
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("add"))
+def typing_cast_is_identity(x):
+    y = typing.cast(torch.Tensor, x)
+    return y + 1
+
+
+@case(tags=TAGS, calls=[Call(T(3), [1, 2])], options=FULLGRAPH, expect=one_graph("mul"))
+def isinstance_with_abc_classes(x, xs):
+    import collections.abc
+
+    if isinstance(xs, collections.abc.Sequence) and not isinstance(xs, collections.abc.Mapping):
+        return x * len(xs)
+    return x
+
+
+# int methods on sizes
+
+
+@case(
+    tags=TAGS, calls=[Call(T(6)), Call(T(10))], options=FULLGRAPH, expect=Expect(frames=2, graphs=2)
+)
+def int_bit_length_of_size(x):
+    n = x.shape[0]
+    return x * n.bit_length(), n.as_integer_ratio(), n.conjugate()
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def float_methods(x):
+    f = 2.5
+    return x * f.is_integer(), f.as_integer_ratio(), (4.0).is_integer()
