@@ -5,8 +5,7 @@ later recompiles); forward pre-hooks and hooks around forward, traced into the g
 
 import types
 
-import torch
-from torch import nn
+from torch import nn, zeros
 
 from conformance.spec import Break, Call, Expect, T, case, one_graph
 
@@ -130,7 +129,7 @@ class NamedWalk(nn.Module):
 class Running(nn.Module):
     def __init__(self):
         super().__init__()
-        self.register_buffer("total", torch.zeros(3))
+        self.register_buffer("total", zeros(3))
 
     def forward(self, x):
         self.total.add_(x)

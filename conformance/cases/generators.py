@@ -4,8 +4,6 @@ generator consumed while the list it reads grows (`list.extend` takes its items 
 """
 
 
-import torch
-
 from conformance.spec import Call, Expect, T, case, one_graph
 
 FULLGRAPH = {"fullgraph": True}
@@ -226,6 +224,8 @@ def sum_of_tensor_generator(x):
 @case(tags=["generators", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
       expect=Expect(frames=1, graphs=1))  # fmt: skip
 def stack_generator_expression(x):
+    import torch
+
     return torch.stack(tuple(x + i for i in range(3)))
 
 

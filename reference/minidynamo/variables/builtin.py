@@ -14,6 +14,8 @@ import functools
 import inspect
 import math
 import operator
+import sys
+import types
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -384,6 +386,24 @@ def _call_partial(
     return FunctoolsPartialVariable(fn, list(args), kwargs)
 
 
+def _call_method_type(
+    tx: InstructionTranslatorBase, fn: VariableTracker, obj: VariableTracker
+) -> VariableTracker:
+    """``types.MethodType(fn, obj)``: `fn` bound to `obj` (contextlib.ExitStack binds a
+    manager's ``__exit__`` so)."""
+    from minidynamo.variables.functions import UserMethodVariable
+
+    return UserMethodVariable(fn, obj)  # type: ignore[arg-type]
+
+
+def _call_exc_info(tx: InstructionTranslatorBase) -> VariableTracker:
+    """``sys.exc_info()`` where no exception is being handled (contextlib.ExitStack's
+    ``__exit__`` asks); while one is, its traceback is not modeled: a graph break."""
+    if tx.handled_exceptions or tx.callers_handle_exception:
+        unimplemented("sys.exc_info() while an exception is handled")
+    return ConstantVariable.create((None, None, None))
+
+
 def _call_callable(tx: InstructionTranslatorBase, obj: VariableTracker) -> VariableTracker:
     """``callable(obj)``: whether its type has ``__call__`` (as CPython decides)."""
     return ConstantVariable(any("__call__" in vars(cls) for cls in obj.python_type().__mro__))
@@ -467,6 +487,10 @@ def _call_next(
 ) -> VariableTracker:
     if not isinstance(it, IteratorVariable):
         unimplemented(f"next() of {it!r}")
+    from minidynamo.variables.functions import GeneratorVariable
+
+    if default is None and isinstance(it, GeneratorVariable):
+        return it.method_next(tx)  # its StopIteration carries the return value
     item = it.next_variable()
     if item is None:
         if default is None:
@@ -478,11 +502,13 @@ def _call_next(
 def _call_enumerate(
     tx: InstructionTranslatorBase, iterable: VariableTracker, start: VariableTracker | None = None
 ) -> VariableTracker:
+    """Pairs made as they are asked for: the iterable may be endless."""
     first = 0 if start is None else start.as_python_constant()
-    items = _iterate(tx, iterable)
-    return ListIteratorVariable(
-        [TupleVariable([ConstantVariable(first + i), item]) for i, item in enumerate(items)]
+    pairs = (
+        TupleVariable([ConstantVariable(i), item])
+        for i, item in enumerate(lazy_items(tx, iterable), first)
     )
+    return LazyIteratorVariable(pairs, enumerate)
 
 
 def _call_zip(
@@ -644,6 +670,8 @@ BUILTIN_HANDLERS: dict[Callable, Callable[..., VariableTracker]] = {
     setattr: _call_setattr,
     super: _call_super,
     functools.partial: _call_partial,
+    types.MethodType: _call_method_type,
+    sys.exc_info: _call_exc_info,
     bool: _call_bool,
     callable: _call_callable,
     list: _call_list,

@@ -98,7 +98,9 @@ class BaseListVariable(VariableTracker):
         return self.items[key]
 
     def method_iter(self, tx: InstructionTranslatorBase) -> VariableTracker:
-        return ListIteratorVariable(list(self.items))
+        # The very item list, not a copy: as CPython's list iterator, it sees the items
+        # appended while the loop (or a generator reading the list) runs.
+        return ListIteratorVariable(self.items)
 
     def method_add_op(
         self, tx: InstructionTranslatorBase, other: VariableTracker
@@ -308,7 +310,7 @@ class ListVariable(BaseListVariable):
     ) -> VariableTracker:
         check_mutable(tx, self)
         descending = bool(reverse and reverse.as_python_constant())
-        self.items = ConstantVariable.create(
+        self.items[:] = ConstantVariable.create(
             sorted(self.as_python_constant(), reverse=descending)
         ).items  # type: ignore[attr-defined]
         return ConstantVariable(None)
@@ -346,7 +348,8 @@ def iterator_of(tx: InstructionTranslatorBase, iterable: VariableTracker) -> Ite
 
 
 class ListIteratorVariable(IteratorVariable):
-    """The iterator of an unrolled `for` loop: items are known at trace time."""
+    """The iterator of an unrolled `for` loop: items are known at trace time (a list's
+    own item list, read as it grows)."""
 
     def __init__(self, items: list[VariableTracker]) -> None:
         super().__init__()
