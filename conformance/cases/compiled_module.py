@@ -119,7 +119,7 @@ class NamedWalk(nn.Module):
         self.layers = nn.ModuleDict({"up": nn.Linear(3, 3), "down": nn.Linear(3, 3)})
 
     def forward(self, x):
-        for name, mod in self.named_children():
+        for name, _ in self.named_children():
             x = x + len(name)
         for key in self.layers:
             x = self.layers[key](x)

@@ -295,7 +295,8 @@ def nested_grad_modes(x):
     return a.requires_grad, b.requires_grad, a, b
 
 
-@case(tags=["context-managers", "torch-api", "graph-breaks"], calls=[Call(T(3, requires_grad=True))],
+@case(tags=["context-managers", "torch-api", "graph-breaks"],
+      calls=[Call(T(3, requires_grad=True))],
       expect=Expect(frames=0, graphs=0, breaks=[Break("GB0008", "with CTX_NO_GRAD:")]))  # fmt: skip
 def global_no_grad_object(x):
     """A manager object made outside the traced code: Dynamo does not inline its
@@ -305,8 +306,8 @@ def global_no_grad_object(x):
     return y.requires_grad
 
 
-@case(tags=["context-managers", "torch-api", "graph-breaks"], calls=[Call(T(3, requires_grad=True))],
-      expect=Expect(graphs=2))  # fmt: skip
+@case(tags=["context-managers", "torch-api", "graph-breaks"],
+      calls=[Call(T(3, requires_grad=True))], expect=Expect(graphs=2))  # fmt: skip
 def break_in_no_grad_inside_enable_grad(x):
     """A break inside ``no_grad`` nested in ``enable_grad``: the continuation enters both."""
     with torch.enable_grad():

@@ -30,11 +30,11 @@ from typing import TYPE_CHECKING
 
 import torch
 import torch.autograd.grad_mode
-from torch.amp import autocast_mode
 from minidynamo import trace_rules
 from minidynamo.exc import unimplemented
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable
+from torch.amp import autocast_mode
 
 if TYPE_CHECKING:
     from minidynamo.codegen import PyCodegen
