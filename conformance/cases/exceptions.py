@@ -355,7 +355,6 @@ def raise_class_not_instance(x):
         return x + len(e.args)
 
 
-
 class CodedError(Exception):
     """An exception class whose __init__ only stores its argument."""
 
