@@ -45,7 +45,7 @@ from minidynamo.source import GlobalSource, LocalSource
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable, is_constant_none
 from minidynamo.variables.ctx_manager import WithExitFunctionVariable, set_grad_enabled
-from minidynamo.variables.exceptions import raise_observed
+from minidynamo.variables.exceptions import raise_observed, set_context
 from minidynamo.variables.functions import globals_source
 from minidynamo.variables.misc import CellVariable, NullVariable
 from minidynamo.variables.tensor import TensorVariable
@@ -152,6 +152,8 @@ class InstructionTranslatorBase:
                 unimplemented(f"opcode {inst.opname}", gb.UNSUPPORTED_OPCODE)
             handler(self, inst)
         except ObservedException as e:
+            if not e.user_stack:  # raised here
+                set_context(e.exception, self.handled_exceptions, self.callers_handle_exception)
             e.user_stack.append(self.frame_summary())
             self.handle_exception(inst, e)
         except Unsupported as e:

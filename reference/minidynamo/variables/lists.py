@@ -28,8 +28,13 @@ def check_mutable(tx: InstructionTranslatorBase, vt: VariableTracker) -> None:
     tx.output.side_effects.mutate_container(vt)
 
 
-def constant_index(index: VariableTracker) -> Any:
+def constant_index(index: VariableTracker, kind: str = "list") -> Any:
+    """The int or slice indexing a `kind` ("list", "tuple"); another constant raises
+    TypeError in the traced program, as CPython does."""
     value = specialize(index)
+    if isinstance(value, (str, float, type(None), tuple)):
+        name = type(value).__name__
+        raise_observed(TypeError, f"{kind} indices must be integers or slices, not {name}")
     if not isinstance(value, (int, slice)):
         unimplemented(f"sequence index of type {type(value).__name__}")
     return value
@@ -89,11 +94,11 @@ class BaseListVariable(VariableTracker):
     def method_getitem(
         self, tx: InstructionTranslatorBase, index: VariableTracker
     ) -> VariableTracker:
-        key = constant_index(index)
+        kind = "tuple" if issubclass(self.python_type(), tuple) else "list"
+        key = constant_index(index, kind)
         if isinstance(key, slice):
             return self.new(self.items[key])
         if not -len(self.items) <= key < len(self.items):
-            kind = "tuple" if issubclass(self.python_type(), tuple) else "list"
             raise_observed(IndexError, f"{kind} index out of range")
         return self.items[key]
 
