@@ -396,12 +396,17 @@ def _call_method_type(
     return UserMethodVariable(fn, obj)  # type: ignore[arg-type]
 
 
-def _call_exc_info(tx: InstructionTranslatorBase) -> VariableTracker:
-    """``sys.exc_info()`` where no exception is being handled (contextlib.ExitStack's
-    ``__exit__`` asks); while one is, its traceback is not modeled: a graph break."""
-    if tx.handled_exceptions or tx.callers_handle_exception:
-        unimplemented("sys.exc_info() while an exception is handled")
-    return ConstantVariable.create((None, None, None))
+def _no_exception_handled(result: object) -> Callable[..., VariableTracker]:
+    """``sys.exc_info()`` / ``sys.exception()`` (contextlib.ExitStack's ``__exit__`` asks)
+    where no exception is being handled: `result`; while one is, a graph break (the
+    traceback is not modelled)."""
+
+    def handler(tx: InstructionTranslatorBase) -> VariableTracker:
+        if tx.handled_exceptions or tx.callers_handle_exception:
+            unimplemented("sys.exc_info() while an exception is handled")
+        return ConstantVariable.create(result)
+
+    return handler
 
 
 def _call_callable(tx: InstructionTranslatorBase, obj: VariableTracker) -> VariableTracker:
@@ -671,7 +676,9 @@ BUILTIN_HANDLERS: dict[Callable, Callable[..., VariableTracker]] = {
     super: _call_super,
     functools.partial: _call_partial,
     types.MethodType: _call_method_type,
-    sys.exc_info: _call_exc_info,
+    sys.exc_info: _no_exception_handled((None, None, None)),
+    # sys.exception (CPython 3.11+) is what ExitStack asks there.
+    **{fn: _no_exception_handled(None) for fn in [getattr(sys, "exception", None)] if fn},
     bool: _call_bool,
     callable: _call_callable,
     list: _call_list,
