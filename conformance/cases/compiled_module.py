@@ -5,9 +5,9 @@ later recompiles); forward pre-hooks and hooks around forward, traced into the g
 
 import types
 
-from torch import nn
+from torch import nn, zeros
 
-from conformance.spec import Call, Expect, T, case, one_graph
+from conformance.spec import Break, Call, Expect, T, case, one_graph
 
 FULLGRAPH = {"fullgraph": True}
 
@@ -80,3 +80,185 @@ def hook_with_kwargs(x):
       expect=Expect(frames=1, graphs=1))  # fmt: skip
 def sequential_with_hooked_layer(x):
     return SEQ(x)
+
+
+# Issue 19: lazy modules, changing int attributes, hooks, parameters walked in forward.
+
+
+class Counter(nn.Module):
+    """An int attribute changed between calls."""
+
+    def __init__(self):
+        super().__init__()
+        self.step = 1
+
+    def forward(self, x):
+        return x * self.step
+
+
+COUNTER = Counter()
+
+
+def bump_step():
+    COUNTER.step += 1
+
+
+class ParamSum(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(3, 3)
+        self.b = nn.Linear(3, 3)
+
+    def forward(self, x):
+        return x + sum(p.sum() for p in self.parameters())
+
+
+class NamedWalk(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleDict({"up": nn.Linear(3, 3), "down": nn.Linear(3, 3)})
+
+    def forward(self, x):
+        for name, _ in self.named_children():
+            x = x + len(name)
+        for key in self.layers:
+            x = self.layers[key](x)
+        return x
+
+
+class Running(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("total", zeros(3))
+
+    def forward(self, x):
+        self.total.add_(x)
+        return self.total * 1
+
+
+class Helper(nn.Module):
+    def scale(self, x):
+        return x * 4
+
+    def forward(self, x):
+        return x
+
+
+class UsesHelper(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.helper = Helper()
+
+    def forward(self, x):
+        return self.helper.scale(x) + 1
+
+
+class Toggle(nn.Module):
+    def forward(self, x):
+        if self.training:
+            return x + 1
+        return x - 1
+
+
+TOGGLE = Toggle()
+
+
+def to_eval():
+    TOGGLE.eval()
+
+
+BACKWARD_HOOK_LINE = "bw_hook = BackwardHook(self, full_backward_hooks, backward_pre_hooks)"
+BACKWARD_LOG = []
+BACKWARD_HOOKED = nn.Linear(3, 3)
+BACKWARD_HOOKED.register_full_backward_hook(lambda m, gi, go: BACKWARD_LOG.append(1))
+SEQ_HOOKED = nn.Sequential(nn.Linear(3, 3), nn.ReLU())
+SEQ_HOOKED.register_forward_pre_hook(lambda mod, args: (args[0] * 2,))
+SEQ_HOOKED.register_forward_hook(lambda mod, args, out: out + 1)
+
+
+@case(tags=["compiled-module", "nn-module"], calls=[Call(T(2, 3)), Call(T(2, 3))], factory=True,
+      expect=Expect(frames=1, graphs=1))  # fmt: skip
+def lazy_linear_initialized():
+    """nn.LazyLinear infers its weight at the first call; Dynamo initializes it."""
+    return nn.LazyLinear(4)
+
+
+@case(tags=["compiled-module", "recompiles"],
+      calls=[Call(T(3)), Call(T(3), before=bump_step), Call(T(3), before=bump_step)],
+      expect=Expect(frames=3, graphs=3))  # fmt: skip
+def int_attribute_changes(x):
+    """An int attribute of a module is specialized: each new value recompiles."""
+    return COUNTER(x)
+
+
+@case(tags=["compiled-module", "fullgraph"], calls=[Call(T(2, 3))], options=FULLGRAPH,
+      factory=True, expect=Expect(frames=1, graphs=1))  # fmt: skip
+def parameters_summed_in_forward():
+    return ParamSum()
+
+
+@case(tags=["compiled-module", "fullgraph"], calls=[Call(T(2, 3))], options=FULLGRAPH,
+      factory=True, expect=Expect(frames=1, graphs=1))  # fmt: skip
+def named_children_and_module_dict():
+    return NamedWalk()
+
+
+@case(tags=["compiled-module", "side-effects"], calls=[Call(T(3)), Call(T(3))], factory=True,
+      expect=Expect(frames=1, graphs=1))  # fmt: skip
+def buffer_accumulates():
+    return Running()
+
+
+@case(tags=["compiled-module", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+      factory=True, expect=one_graph("mul", "add"))  # fmt: skip
+def submodule_method_call():
+    return UsesHelper()
+
+
+@case(tags=["compiled-module", "recompiles"],
+      calls=[Call(T(3)), Call(T(3), before=to_eval)],
+      expect=Expect(frames=2, graphs=2))  # fmt: skip
+def training_flag_flipped(x):
+    return TOGGLE(x)
+
+
+@case(tags=["compiled-module", "graph-breaks"], calls=[Call(T(2, 3, requires_grad=True))],
+      expect=Expect(frames=1, graphs=0, breaks=[Break("GB0083", BACKWARD_HOOK_LINE)]))  # fmt: skip
+def full_backward_hook_module(x):
+    """A module with a full backward hook: Dynamo breaks at its BackwardHook (in
+    nn.Module._call_impl) and records no graph."""
+    y = BACKWARD_HOOKED(x)
+    return y
+
+
+@case(tags=["compiled-module", "fullgraph"], calls=[Call(T(2, 3))], options=FULLGRAPH,
+      expect=Expect(frames=1, graphs=1))  # fmt: skip
+def sequential_with_own_hooks(x):
+    return SEQ_HOOKED(x)
+
+
+@case(tags=["compiled-module", "fullgraph"], calls=[Call(T(2, 3))], options=FULLGRAPH,
+      factory=True, expect=Expect(frames=1, graphs=1))  # fmt: skip
+def module_list_indexed():
+    class Stack(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.ModuleList(nn.Linear(3, 3) for _ in range(3))
+
+        def forward(self, x):
+            for i in range(len(self.layers)):
+                x = self.layers[i](x) + self.layers[-1 - i].bias
+            return x
+
+    return Stack()
+
+
+@case(tags=["compiled-module", "fullgraph"], calls=[Call(T(2, 3))], options=FULLGRAPH,
+      factory=True, expect=Expect(frames=1, graphs=1))  # fmt: skip
+def module_set_attribute_in_forward():
+    class Remember(nn.Module):
+        def forward(self, x):
+            self.last_shape = x.shape
+            return x * 2
+
+    return Remember()

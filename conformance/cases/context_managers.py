@@ -6,7 +6,9 @@ a block, where the frame runs eagerly as in Dynamo (the manager cannot be re-ent
 
 import contextlib
 
-from conformance.spec import Call, Expect, T, case, one_graph
+import torch
+
+from conformance.spec import Break, Call, Expect, T, case, one_graph
 
 FULLGRAPH = {"fullgraph": True}
 
@@ -143,3 +145,207 @@ def break_inside_class_manager(x):
         print("inside")
         y = y + 1
     return y
+
+
+# torch's own managers (issue 19): autocast and inference_mode become enter/exit nodes
+# of the graph, the profiler's managers are ignored, the rest switch a global state.
+
+CTX_NO_GRAD = torch.no_grad()
+
+
+@torch.no_grad()
+def frozen_scale(x):
+    return x * 2
+
+
+@torch.enable_grad()
+def tracked_scale(x):
+    return x * 3
+
+
+@case(tags=["context-managers", "torch-api", "fullgraph"], calls=[Call(T(3, 3))],
+      options=FULLGRAPH, expect=Expect(frames=1, graphs=1))  # fmt: skip
+def autocast_cpu_bfloat16(x):
+    """Dynamo records ``_enter_autocast`` / ``_exit_autocast`` around the block's ops."""
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        y = x @ x
+    return y.float() + 1
+
+
+@case(tags=["context-managers", "torch-api", "fullgraph"], calls=[Call(T(3, 3))],
+      options=FULLGRAPH, expect=Expect(frames=1, graphs=1))  # fmt: skip
+def autocast_disabled(x):
+    with torch.autocast("cpu", enabled=False):
+        y = x @ x
+    return y
+
+
+@case(tags=["context-managers", "torch-api", "fullgraph"], calls=[Call(T(3, 3))],
+      options=FULLGRAPH, expect=Expect(frames=1, graphs=1))  # fmt: skip
+def amp_autocast_dtype_inside(x):
+    with torch.amp.autocast("cpu", dtype=torch.bfloat16):
+        y = torch.mm(x, x)
+        inside = torch.get_autocast_dtype("cpu") == torch.bfloat16
+    return y.float(), inside
+
+
+@case(tags=["context-managers", "torch-api", "fullgraph"], calls=[Call(T(3))],
+      options=FULLGRAPH, expect=Expect(frames=1, graphs=1))  # fmt: skip
+def inference_mode_block(x):
+    with torch.inference_mode():
+        y = x * 2
+    return y + 1
+
+
+@case(tags=["context-managers", "torch-api", "fullgraph"], calls=[Call(T(3))],
+      options=FULLGRAPH, expect=Expect(frames=1, graphs=1))  # fmt: skip
+def inference_mode_false(x):
+    with torch.inference_mode(False):
+        y = x * 2
+    return y
+
+
+@case(tags=["context-managers", "torch-api", "fullgraph"], calls=[Call(T(3))],
+      options=FULLGRAPH, expect=Expect(frames=1, graphs=1))  # fmt: skip
+def record_function_ignored(x):
+    with torch.autograd.profiler.record_function("scope"):
+        y = x * 2
+    return y
+
+
+@case(tags=["context-managers", "torch-api", "fullgraph"], calls=[Call(T(3))],
+      options=FULLGRAPH, expect=Expect(frames=1, graphs=1))  # fmt: skip
+def profiler_record_function_ignored(x):
+    with torch.profiler.record_function("scope"):
+        y = x + 1
+    return y
+
+
+@case(tags=["context-managers", "torch-api", "fullgraph"], calls=[Call(T(3))],
+      options=FULLGRAPH, expect=Expect(frames=1, graphs=1))  # fmt: skip
+def profiler_profile_ignored(x):
+    with torch.profiler.profile():
+        y = x + 1
+    return y
+
+
+@case(tags=["context-managers", "torch-api", "fullgraph"], calls=[Call(T(1, 2, 4, 8))],
+      options=FULLGRAPH, expect=Expect(frames=1, graphs=1))  # fmt: skip
+def sdpa_kernel_math(x):
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    with sdpa_kernel(SDPBackend.MATH):
+        return torch.nn.functional.scaled_dot_product_attention(x, x, x)
+
+
+@case(tags=["context-managers", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+      expect=Expect(frames=1, graphs=1))  # fmt: skip
+def exit_stack_enters_managers(x):
+    with contextlib.ExitStack() as stack:
+        k = stack.enter_context(Scale(3))
+        y = x * k
+    return y
+
+
+@case(tags=["context-managers", "torch-api", "fullgraph"], calls=[Call(T(3, requires_grad=True))],
+      options=FULLGRAPH, expect=Expect(frames=1, graphs=1))  # fmt: skip
+def set_grad_enabled_as_function(x):
+    torch.set_grad_enabled(False)
+    y = x * 2
+    torch.set_grad_enabled(True)
+    return y, y.requires_grad
+
+
+@case(tags=["context-managers", "torch-api", "fullgraph"],
+      calls=[Call(T(3, requires_grad=True), False), Call(T(3, requires_grad=True), True)],
+      options=FULLGRAPH, expect=Expect(frames=2, graphs=2))  # fmt: skip
+def set_grad_enabled_argument(x, mode):
+    with torch.set_grad_enabled(mode):
+        y = x * 2
+    return y.requires_grad, y
+
+
+@case(tags=["context-managers", "torch-api", "fullgraph"], calls=[Call(T(3, requires_grad=True))],
+      options=FULLGRAPH, expect=Expect(frames=1, graphs=1))  # fmt: skip
+def no_grad_decorated_inner_function(x):
+    @torch.no_grad()
+    def helper(t):
+        return t * 2
+
+    y = helper(x)
+    return y, y.requires_grad
+
+
+@case(tags=["context-managers", "torch-api", "fullgraph"], calls=[Call(T(3, requires_grad=True))],
+      options=FULLGRAPH, expect=Expect(frames=1, graphs=1))  # fmt: skip
+def decorated_functions_called(x):
+    with torch.no_grad():
+        a = tracked_scale(x)
+    b = frozen_scale(x)
+    return a, b, a.requires_grad, b.requires_grad
+
+
+@case(tags=["context-managers", "torch-api", "fullgraph"], calls=[Call(T(3, requires_grad=True))],
+      options=FULLGRAPH, expect=Expect(frames=1, graphs=1))  # fmt: skip
+def nested_grad_modes(x):
+    with torch.no_grad():
+        with torch.enable_grad():
+            a = x * 2
+        b = x * 3
+    return a.requires_grad, b.requires_grad, a, b
+
+
+@case(tags=["context-managers", "torch-api", "graph-breaks"],
+      calls=[Call(T(3, requires_grad=True))],
+      expect=Expect(frames=0, graphs=0, breaks=[Break("GB0008", "with CTX_NO_GRAD:")]))  # fmt: skip
+def global_no_grad_object(x):
+    """A manager object made outside the traced code: Dynamo does not inline its
+    ``__enter__`` (torch.autograd is skipped code)."""
+    with CTX_NO_GRAD:
+        y = x * 2
+    return y.requires_grad
+
+
+@case(tags=["context-managers", "torch-api", "graph-breaks"],
+      calls=[Call(T(3, requires_grad=True))], expect=Expect(graphs=2))  # fmt: skip
+def break_in_no_grad_inside_enable_grad(x):
+    """A break inside ``no_grad`` nested in ``enable_grad``: the continuation enters both."""
+    with torch.enable_grad():
+        with torch.no_grad():
+            y = x * 2
+            print("inside")
+            z = y + 1
+        w = x * 3
+    return z.requires_grad, w.requires_grad, z, w
+
+
+@case(tags=["context-managers", "torch-api", "graph-breaks"], calls=[Call(T(3))],
+      expect=Expect(frames=1, graphs=0))  # fmt: skip
+def fork_rng_block(x):
+    """torch.random.fork_rng is not a manager Dynamo knows: a graph break at the call."""
+    with torch.random.fork_rng():
+        torch.manual_seed(0)
+        y = x + 1
+    return y
+
+
+@case(tags=["context-managers", "torch-api", "exceptions", "fullgraph"],
+      calls=[Call(T(3, requires_grad=True))], options=FULLGRAPH,
+      expect=Expect(frames=1, graphs=1))  # fmt: skip
+def exception_leaves_no_grad(x):
+    try:
+        with torch.no_grad():
+            raise ValueError("out")
+    except ValueError:
+        y = x * 2
+    return y.requires_grad, y
+
+
+@case(tags=["context-managers", "torch-api", "fullgraph"], calls=[Call(T(3, 3))],
+      options=FULLGRAPH, expect=Expect(frames=1, graphs=1))  # fmt: skip
+def autocast_decorated_inner(x):
+    @torch.autocast("cpu", dtype=torch.bfloat16)
+    def mm(a):
+        return a @ a
+
+    return mm(x).dtype, mm(x).float()

@@ -149,3 +149,223 @@ def finally_runs_when_index_error_is_caught(x, items):
     except IndexError:
         v = 2
     return x * v
+
+
+# Issue 19: user-style exception handling.
+
+
+class ShapeError(Exception):
+    """A user exception class with its own __init__ and attributes."""
+
+    def __init__(self, expected, got):
+        super().__init__(f"expected {expected}, got {got}")
+        self.expected = expected
+        self.got = got
+
+
+class Guarded:
+    def __init__(self, log):
+        self.log = log
+
+    def __enter__(self):
+        self.log.append("in")
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        self.log.append(exc_type.__name__ if exc_type else "ok")
+        return False
+
+
+SUPER_INIT_LINE = 'super().__init__(f"expected {expected}, got {got}")'
+
+
+def _check(n):
+    if n != 3:
+        raise ShapeError(3, n)
+    return n
+
+
+@case(tags=["exceptions", "fullgraph"], calls=[Call(T(3))], options={"fullgraph": True},
+      expect=Expect(frames=1, graphs=1))  # fmt: skip
+def assert_with_message_passes(x):
+    assert x.shape[0] == 3, f"bad size {x.shape[0]}"
+    return x + 1
+
+
+@case(tags=["exceptions", "fullgraph"], calls=[Call(T(3))], options={"fullgraph": True},
+      expect=Expect(frames=1, graphs=1))  # fmt: skip
+def import_inside_function(x):
+    import math
+
+    from torch.nn import functional as F
+
+    return F.relu(x) * math.sqrt(4)
+
+
+@case(tags=["exceptions", "graph-breaks"], calls=[Call(T(3))],
+      expect=Expect(frames=0, graphs=0, breaks=[Break("GB0006", SUPER_INIT_LINE)]))  # fmt: skip
+def custom_exception_attributes(x):
+    """Dynamo breaks at ``super().__init__`` of an exception class's own __init__."""
+    try:
+        _check(x.shape[0] + 1)
+    except ShapeError as e:
+        return x * e.expected + e.got
+    return x
+
+
+@case(tags=["exceptions", "fullgraph"], calls=[Call(T(3))], options={"fullgraph": True},
+      expect=Expect(frames=1, graphs=1))  # fmt: skip
+def exception_message_str(x):
+    try:
+        raise ValueError("bad value")
+    except Exception as e:
+        msg = str(e)
+    return x + len(msg)
+
+
+@case(tags=["exceptions", "graph-breaks"], calls=[Call(T(3))],
+      expect=Expect(frames=0, graphs=0, breaks=[Break("GB0006", SUPER_INIT_LINE)]))  # fmt: skip
+def custom_exception_message(x):
+    """Dynamo breaks at ``super().__init__`` of an exception class's own __init__."""
+    try:
+        _check(5)
+    except ShapeError as e:
+        return x + len(str(e)), e.args
+    return x, ()
+
+
+@case(tags=["exceptions", "fullgraph"], calls=[Call(T(3))], options={"fullgraph": True},
+      expect=Expect(frames=1, graphs=1))  # fmt: skip
+def try_except_else_finally_returns(x):
+    log = []
+    try:
+        y = x + 1
+    except ValueError:
+        return x
+    else:
+        log.append("else")
+        return y * 2, log
+    finally:
+        log.append("finally")
+
+
+@case(tags=["exceptions", "fullgraph"], calls=[Call(T(3))], options={"fullgraph": True},
+      expect=Expect(frames=1, graphs=1))  # fmt: skip
+def finally_return_overrides(x):
+    def inner():
+        try:
+            raise KeyError("lost")
+        finally:
+            return 4  # noqa: B012
+
+    return x + inner()
+
+
+@case(tags=["exceptions", "context-managers", "fullgraph"], calls=[Call(T(3))],
+      options={"fullgraph": True}, expect=Expect(frames=1, graphs=1))  # fmt: skip
+def raise_in_with_caught_outside(x):
+    log = []
+    try:
+        with Guarded(log):
+            raise IndexError("inside")
+    except IndexError:
+        log.append("caught")
+    return x + len(log), log
+
+
+@case(tags=["exceptions", "fullgraph"], calls=[Call(T(3))], options={"fullgraph": True},
+      expect=Expect(frames=1, graphs=1))  # fmt: skip
+def bare_reraise_caught_outer(x):
+    log = []
+    try:
+        try:
+            raise KeyError("k")
+        except KeyError:
+            log.append("inner")
+            raise
+    except KeyError as e:
+        log.append(e.args[0])
+    return x + 1, log
+
+
+@case(tags=["exceptions", "fullgraph"], calls=[Call(T(3))], options={"fullgraph": True},
+      expect=Expect(frames=1, graphs=1))  # fmt: skip
+def except_tuple_of_types(x):
+    n = 0
+    for key in (0, "a", 5):
+        try:
+            n += [1, 2][key]
+        except (IndexError, TypeError):
+            n += 10
+    return x + n
+
+
+@case(tags=["exceptions", "fullgraph"], calls=[Call(T(3))], options={"fullgraph": True},
+      expect=Expect(frames=1, graphs=1))  # fmt: skip
+def isinstance_of_caught_exception(x):
+    try:
+        {}["k"]
+    except LookupError as e:
+        kind = 1 if isinstance(e, KeyError) else 2
+    return x * kind
+
+
+@case(tags=["exceptions", "loops", "fullgraph"], calls=[Call(T(3))], options={"fullgraph": True},
+      expect=Expect(frames=1, graphs=1))  # fmt: skip
+def try_continue_in_loop(x):
+    for i in range(4):
+        try:
+            if i % 2:
+                raise ValueError(i)
+        except ValueError:
+            continue
+        x = x + i
+    return x
+
+
+@case(tags=["exceptions"], calls=[Call(T(3))], expect=Expect(outcome="raises"))
+def custom_exception_raised_out(x):
+    raise ShapeError(2, x.shape[0])
+
+
+@case(tags=["exceptions"], calls=[Call(T(3))], expect=Expect(outcome="raises"))
+def assert_with_message_fails(x):
+    assert x.shape[0] == 2, f"bad size {x.shape[0]}"
+    return x + 1
+
+
+@case(tags=["exceptions", "fullgraph"], calls=[Call(T(3))], options={"fullgraph": True},
+      expect=Expect(frames=1, graphs=1))  # fmt: skip
+def exception_chain_context(x):
+    try:
+        try:
+            raise KeyError("first")
+        except KeyError:
+            raise ValueError("second")  # noqa: B904
+    except ValueError as e:
+        return x + isinstance(e.__context__, KeyError)
+
+
+@case(tags=["exceptions", "fullgraph"], calls=[Call(T(3))], options={"fullgraph": True},
+      expect=Expect(frames=1, graphs=1))  # fmt: skip
+def raise_class_not_instance(x):
+    try:
+        raise NotImplementedError
+    except NotImplementedError as e:
+        return x + len(e.args)
+
+
+class CodedError(Exception):
+    """An exception class whose __init__ only stores its argument."""
+
+    def __init__(self, code):
+        self.code = code
+
+
+@case(tags=["exceptions", "fullgraph"], calls=[Call(T(3))], options={"fullgraph": True},
+      expect=Expect(frames=1, graphs=1))  # fmt: skip
+def exception_init_without_super(x):
+    try:
+        raise CodedError(4)
+    except CodedError as e:
+        return x * e.code

@@ -4,7 +4,7 @@ generator consumed while the list it reads grows (`list.extend` takes its items 
 """
 
 
-from conformance.spec import Call, T, case, one_graph
+from conformance.spec import Call, Expect, T, case, one_graph
 
 FULLGRAPH = {"fullgraph": True}
 
@@ -127,3 +127,180 @@ def raise_from_cause(x):
             raise ValueError("v") from e
     except ValueError as e:
         return x + (1 if isinstance(e.__cause__, KeyError) else 0)
+
+
+# Issue 19: throw into `yield from`, a returned generator's StopIteration, infinite
+# generators consumed partly, generators handed to builtins.
+
+
+def inner_recovering():
+    try:
+        yield 1
+    except KeyError:
+        yield 100
+    return 7
+
+
+def outer_delegating():
+    result = yield from inner_recovering()
+    yield result
+
+
+def returning(n):
+    yield n
+    return n * 10
+
+
+def guarded(log):
+    try:
+        yield 1
+        yield 2
+    finally:
+        log.append("done")
+
+
+class Bag:
+    def __init__(self, items):
+        self.items = items
+
+    def doubled(self):
+        for item in self.items:
+            yield item * 2
+
+
+@case(tags=["generators", "exceptions", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+      expect=one_graph("add", "add"))  # fmt: skip
+def throw_into_yield_from(x):
+    """The thrown exception reaches the inner generator, which recovers and yields."""
+    g = outer_delegating()
+    next(g)
+    a = g.throw(KeyError("k"))
+    b = next(g)
+    return x + a + b
+
+
+@case(tags=["generators", "exceptions", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+      expect=one_graph("add"))  # fmt: skip
+def stop_iteration_value(x):
+    """next() on a generator that returns raises StopIteration carrying the value."""
+    g = returning(2)
+    next(g)
+    try:
+        next(g)
+    except StopIteration as e:
+        return x + e.value
+    return x
+
+
+@case(tags=["generators", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+      expect=one_graph("add", "add", "add", "add"))  # fmt: skip
+def next_in_loop_on_infinite(x):
+    g = counting()
+    for _ in range(4):
+        x = x + next(g)
+    return x
+
+
+@case(tags=["generators", "stdlib", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+      expect=one_graph("add"))  # fmt: skip
+def islice_of_infinite(x):
+    import itertools
+
+    return x + sum(itertools.islice(counting(), 2, 6))
+
+
+@case(tags=["generators", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+      expect=one_graph("add"))  # fmt: skip
+def any_short_circuits_infinite(x):
+    return x + any(v > 3 for v in counting())
+
+
+@case(tags=["generators", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+      expect=one_graph("mul", "add", "mul", "add", "mul", "add"))  # fmt: skip
+def sum_of_tensor_generator(x):
+    return sum(x * i for i in range(3))
+
+
+@case(tags=["generators", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+      expect=Expect(frames=1, graphs=1))  # fmt: skip
+def stack_generator_expression(x):
+    import torch
+
+    return torch.stack(tuple(x + i for i in range(3)))
+
+
+@case(tags=["generators", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+      expect=one_graph("mul"))  # fmt: skip
+def dict_from_generator(x):
+    d = dict((f"k{i}", i) for i in range(3))  # noqa: C402
+    return x * d["k2"]
+
+
+@case(tags=["generators", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+      expect=one_graph("add"))  # fmt: skip
+def enumerate_generator(x):
+    total = 0
+    for i, v in enumerate(squares(4)):
+        total += i * v
+    return x + total
+
+
+@case(tags=["generators", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+      expect=one_graph("add"))  # fmt: skip
+def break_out_runs_finally_on_close(x):
+    log = []
+    g = guarded(log)
+    for v in g:
+        if v == 1:
+            break
+    g.close()
+    return x + v, log
+
+
+@case(tags=["generators", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+      expect=one_graph("add"))  # fmt: skip
+def send_none_starts(x):
+    g = running_total()
+    g.send(None)
+    return x + g.send(4)
+
+
+@case(tags=["generators", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+      expect=one_graph("add"))  # fmt: skip
+def yield_from_list(x):
+    def gen():
+        yield from [1, 2, 3]
+
+    return x + sum(gen())
+
+
+@case(tags=["generators", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+      expect=one_graph("add"))  # fmt: skip
+def generator_method(x):
+    return x + sum(Bag([1, 2, 3]).doubled())
+
+
+@case(tags=["generators", "builtins", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+      expect=one_graph("add"))  # fmt: skip
+def map_filter_over_generator(x):
+    odd = filter(lambda v: v % 2, squares(5))
+    return x + sum(map(lambda v: v + 1, odd))
+
+
+@case(tags=["generators", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+      expect=one_graph("add"))  # fmt: skip
+def generator_list_grows_while_consumed(x):
+    items = [1, 2]
+    for v in (i for i in items):
+        if v < 4:
+            items.append(v + 2)
+    return x + len(items)
+
+
+@case(tags=["generators", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+      expect=one_graph("add", "add"))  # fmt: skip
+def next_exhausted_with_default(x):
+    g = returning(1)
+    a = next(g)
+    b = next(g, 5)
+    return x + a + b

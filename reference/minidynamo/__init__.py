@@ -122,12 +122,55 @@ def reset() -> None:
 
 
 class OptimizedModule(torch.nn.Module):
-    """An `nn.Module` whose calls run under the frame hook (its `forward` compiles)."""
+    """An `nn.Module` whose calls run under the frame hook (its `forward` compiles).
+    Otherwise it behaves as the module it wraps, as torch.compile's does: attribute
+    reads, writes and deletions other than its own go to the module, and so does
+    ``training``; ``dir()`` lists the module's attributes."""
+
+    _own_attributes = frozenset({"_orig_mod", "_callback", "forward", "__dict__"})
 
     def __init__(self, module: torch.nn.Module, callback: Callable) -> None:
         super().__init__()
-        self._orig_mod = module
+        self._orig_mod = module  # a submodule: state_dict keys start with "_orig_mod."
         self._callback = callback
+
+    def _wrapped(self) -> torch.nn.Module | None:
+        """The module, once __init__ has registered it."""
+        return self.__dict__.get("_modules", {}).get("_orig_mod")
+
+    @property
+    def training(self) -> bool:  # type: ignore[override]
+        return self._orig_mod.training
+
+    @training.setter
+    def training(self, value: bool) -> None:
+        # nn.Module.__init__ sets the default before the module is registered.
+        if self._wrapped() is not None:
+            self._orig_mod.training = value
+
+    def __getattr__(self, name: str) -> Any:
+        module = self._wrapped()
+        if module is None:
+            raise AttributeError(name)
+        if name == "_orig_mod":
+            return module
+        return getattr(module, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if hasattr(type(self), name) or name in self._own_attributes or self._wrapped() is None:
+            super().__setattr__(name, value)
+        else:
+            setattr(self._orig_mod, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if hasattr(type(self), name) or name in self._own_attributes:
+            super().__delattr__(name)
+        else:
+            delattr(self._orig_mod, name)
+
+    def __dir__(self) -> list[str]:
+        own = self._orig_mod.__dir__()
+        return own + [name for name in super().__dir__() if name not in own]
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         module = self._orig_mod

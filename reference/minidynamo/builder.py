@@ -33,7 +33,12 @@ from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.builtin import BUILTIN_HANDLERS, PURE_BUILTINS, BuiltinVariable
 from minidynamo.variables.collections_types import OrderedDictVariable
 from minidynamo.variables.constant import ConstantVariable, is_constant_value
-from minidynamo.variables.ctx_manager import GRAD_MODE_CLASSES, GradModeClassVariable
+from minidynamo.variables.ctx_manager import (
+    GRAD_MODE_CLASSES,
+    TORCH_MANAGERS,
+    GradModeClassVariable,
+    TorchManagerClassVariable,
+)
 from minidynamo.variables.dicts import (
     ConstDictVariable,
     FrozensetVariable,
@@ -341,6 +346,8 @@ class VariableBuilder:
             return TorchInGraphFunctionVariable(value, source=self.source)
         if value in GRAD_MODE_CLASSES:
             return GradModeClassVariable(value, source=self.source)
+        if value in TORCH_MANAGERS:
+            return TorchManagerClassVariable(value, source=self.source)
         rule = trace_rules.lookup(value)
         if rule in (Rule.CONSTANT_FOLD, Rule.POLYFILL):
             return self.wrap_by_rule(value, rule)

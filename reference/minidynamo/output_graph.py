@@ -87,6 +87,25 @@ class OutputGraph:
         self.real_cells: dict[int, CellVariable] = {}  # by id(cell); each keeps its cell alive
         self.initial_grad_mode = torch.is_grad_enabled()  # the frame's, when the graph starts
         self.instructions_run = 0  # by this trace, inlined functions included (the budget)
+        # How to undo the global state the trace switched (an autocast block entered):
+        # the innermost last; what is left when the trace stops is undone then.
+        self.global_state_undo: list[Callable[[], None]] = []
+
+    def switch_global_state(self, undo: Callable[[], None]) -> Callable[[], None]:
+        """The trace switched a global state (a torch manager entered for real); `undo`
+        switches it back, at the block's exit or when the trace stops before it."""
+        self.global_state_undo.append(undo)
+        return undo
+
+    def restore_global_state(self, undo: Callable[[], None] | None = None) -> None:
+        """Undo one switch (`undo`, at its block's exit), or all those left, innermost
+        first."""
+        if undo is not None:
+            self.global_state_undo.remove(undo)
+            undo()
+            return
+        while self.global_state_undo:
+            self.global_state_undo.pop()()
 
     def cell_variable(self, cell: types.CellType, source: Source | None) -> CellVariable:
         """The one CellVariable of a real closure cell, however the trace reaches it (the

@@ -45,7 +45,7 @@ from minidynamo.source import GlobalSource, LocalSource
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable, is_constant_none
 from minidynamo.variables.ctx_manager import WithExitFunctionVariable, set_grad_enabled
-from minidynamo.variables.exceptions import raise_observed
+from minidynamo.variables.exceptions import raise_observed, set_context
 from minidynamo.variables.functions import globals_source
 from minidynamo.variables.misc import CellVariable, NullVariable
 from minidynamo.variables.tensor import TensorVariable
@@ -103,6 +103,7 @@ class InstructionTranslatorBase:
         self.block_stack: list[Block] = []
         # The exceptions being handled, innermost last (a bare `raise` re-raises it).
         self.handled_exceptions: list[VariableTracker] = []
+        self.callers_handle_exception = False  # for sys.exc_info() in an inlined call
         self.done = False
 
     # The stack.
@@ -151,6 +152,8 @@ class InstructionTranslatorBase:
                 unimplemented(f"opcode {inst.opname}", gb.UNSUPPORTED_OPCODE)
             handler(self, inst)
         except ObservedException as e:
+            if not e.user_stack:  # raised here
+                set_context(e.exception, self.handled_exceptions, self.callers_handle_exception)
             e.user_stack.append(self.frame_summary())
             self.handle_exception(inst, e)
         except Unsupported as e:
@@ -388,6 +391,8 @@ class InstructionTranslator(InstructionTranslatorBase):
             )
             error.user_stack = e.user_stack
             raise error from None
+        finally:
+            self.output.restore_global_state()
 
     def return_value(self, value: VariableTracker) -> None:
         # Dynamo's test, made before unused nodes are pruned: no call in the graph.
@@ -584,7 +589,7 @@ class InliningInstructionTranslator(InstructionTranslatorBase):
         cells = fn.closure_cells(parent)
         for name in code.co_cellvars:
             cells[name] = CellVariable(symbolic_locals.pop(name, None))
-        return cls(
+        tx = cls(
             output=parent.output,
             code=code,
             f_globals=fn.get_globals(),
@@ -594,6 +599,10 @@ class InliningInstructionTranslator(InstructionTranslatorBase):
             global_source=globals_source(parent, fn.get_globals()),
             inline_depth=parent.inline_depth + 1,
         )
+        tx.callers_handle_exception = parent.callers_handle_exception or bool(
+            parent.handled_exceptions
+        )
+        return tx
 
     def return_value(self, value: VariableTracker) -> None:
         self.symbolic_result = value
@@ -625,11 +634,11 @@ class InliningGeneratorTranslator(InliningInstructionTranslator):
             self.stack[-1] = sent  # type: ignore[assignment]
         self.yielded = None
         try:
+            if thrown is not None and self.paused_at is None:
+                raise thrown
+            if thrown is not None and self.delegating:
+                thrown = self.throw_into_inner(thrown)
             if thrown is not None:
-                if self.paused_at is None:
-                    raise thrown
-                if self.delegating:
-                    unimplemented("throw() into a generator paused in `yield from`")
                 self.handle_exception(self.paused_at, thrown)
             while not self.done and self.yielded is None:
                 self.step()
@@ -637,6 +646,24 @@ class InliningGeneratorTranslator(InliningInstructionTranslator):
             self.done = True
             raise
         return self.yielded
+
+    def throw_into_inner(self, thrown: ObservedException) -> ObservedException | None:
+        """throw() while paused in `yield from`: the inner generator gets the exception,
+        as in CPython. What it raises goes on at the paused `yield from`; None where it
+        yielded (the value is ours) or returned (the loop, resumed, takes its value)."""
+        from minidynamo.variables.functions import GeneratorVariable
+
+        inner = self.stack[-2]
+        if not isinstance(inner, GeneratorVariable) or issubclass(
+            thrown.exception.python_type(), GeneratorExit
+        ):
+            unimplemented(f"throw() into `yield from` {inner!r}")
+        try:
+            self.yielded = inner.tx.resume(thrown=thrown)
+        except ObservedException as e:
+            self.delegating = False
+            return e
+        return None
 
     def yield_value(self, value: VariableTracker, inst: Instruction) -> None:
         self.yielded = value

@@ -166,6 +166,7 @@ INLINE_MODULES: tuple[str, ...] = (
     "minidynamo.polyfills",
     "torch.distributions",
     "torch.nn.modules",
+    "torch.utils._contextlib",  # the wrapper of a function decorated with `@torch.no_grad()`
     "torch.utils._pytree",
 )
 

@@ -61,6 +61,25 @@ def test_compile_nn_module_instance():
     assert compile_count() == 1
 
 
+def test_compiled_module_behaves_as_the_module():
+    """As torch.compile's OptimizedModule: attribute reads, writes, deletions, the
+    training flag and dir() go to the wrapped module; its state_dict keys are prefixed."""
+    module = torch.nn.Linear(3, 2)
+    compiled = minidynamo.compile(module)
+    assert compiled.weight is module.weight and compiled.in_features == 3
+    compiled.scale = 5
+    assert module.scale == 5 and "scale" in dir(compiled) and "weight" in dir(compiled)
+    del compiled.scale
+    assert not hasattr(module, "scale")
+    compiled.eval()
+    assert not module.training and not compiled.training
+    compiled.train()
+    assert module.training
+    assert compiled._orig_mod is module
+    assert list(compiled.state_dict()) == ["_orig_mod.weight", "_orig_mod.bias"]
+    assert compiled(torch.ones(2, 3)).shape == (2, 2)
+
+
 def test_unknown_backend_name_is_a_value_error():
     with pytest.raises(ValueError, match="unknown backend 'nope'.*eager"):
         minidynamo.compile(double, backend="nope")

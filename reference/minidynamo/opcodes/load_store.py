@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from minidynamo.exc import unimplemented
 from minidynamo.opcodes import handler
 from minidynamo.variables.constant import ConstantVariable
+from minidynamo.variables.exceptions import ExceptionVariable
 from minidynamo.variables.misc import NullVariable
 from minidynamo.variables.tensor import TensorVariable
 from minidynamo.variables.user_defined import UserDefinedObjectVariable
@@ -158,7 +159,7 @@ def LOAD_ATTR_null_above(tx: InstructionTranslatorBase, inst: Instruction) -> No
 @handler("STORE_ATTR")
 def STORE_ATTR(tx: InstructionTranslatorBase, inst: Instruction) -> None:
     obj, value = tx.pop(), tx.pop()
-    if not isinstance(obj, (UserDefinedObjectVariable, TensorVariable)):
+    if not isinstance(obj, (UserDefinedObjectVariable, TensorVariable, ExceptionVariable)):
         unimplemented(f"attribute assignment .{inst.argval} on {obj!r}")
     obj.store_attr(tx, inst.argval, value)
 

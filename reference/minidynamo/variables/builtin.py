@@ -14,6 +14,8 @@ import functools
 import inspect
 import math
 import operator
+import sys
+import types
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -422,6 +424,29 @@ def _call_partial(
     return FunctoolsPartialVariable(fn, list(args), kwargs)
 
 
+def _call_method_type(
+    tx: InstructionTranslatorBase, fn: VariableTracker, obj: VariableTracker
+) -> VariableTracker:
+    """``types.MethodType(fn, obj)``: `fn` bound to `obj` (contextlib.ExitStack binds a
+    manager's ``__exit__`` so)."""
+    from minidynamo.variables.functions import UserMethodVariable
+
+    return UserMethodVariable(fn, obj)  # type: ignore[arg-type]
+
+
+def _no_exception_handled(result: object) -> Callable[..., VariableTracker]:
+    """``sys.exc_info()`` / ``sys.exception()`` (contextlib.ExitStack's ``__exit__`` asks)
+    where no exception is being handled: `result`; while one is, a graph break (the
+    traceback is not modelled)."""
+
+    def handler(tx: InstructionTranslatorBase) -> VariableTracker:
+        if tx.handled_exceptions or tx.callers_handle_exception:
+            unimplemented("sys.exc_info() while an exception is handled")
+        return ConstantVariable.create(result)
+
+    return handler
+
+
 def _call_callable(tx: InstructionTranslatorBase, obj: VariableTracker) -> VariableTracker:
     """``callable(obj)``: whether its type has ``__call__`` (as CPython decides)."""
     return ConstantVariable(any("__call__" in vars(cls) for cls in obj.python_type().__mro__))
@@ -516,6 +541,10 @@ def _call_next(
 ) -> VariableTracker:
     if not isinstance(it, IteratorVariable):
         unimplemented(f"next() of {it!r}")
+    from minidynamo.variables.functions import GeneratorVariable
+
+    if default is None and isinstance(it, GeneratorVariable):
+        return it.method_next(tx)  # its StopIteration carries the return value
     item = it.next_variable()
     if item is None:
         if default is None:
@@ -527,11 +556,13 @@ def _call_next(
 def _call_enumerate(
     tx: InstructionTranslatorBase, iterable: VariableTracker, start: VariableTracker | None = None
 ) -> VariableTracker:
+    """Pairs made as they are asked for: the iterable may be endless."""
     first = 0 if start is None else start.as_python_constant()
-    items = _iterate(tx, iterable)
-    return ListIteratorVariable(
-        [TupleVariable([ConstantVariable(first + i), item]) for i, item in enumerate(items)]
+    pairs = (
+        TupleVariable([ConstantVariable(i), item])
+        for i, item in enumerate(lazy_items(tx, iterable), first)
     )
+    return LazyIteratorVariable(pairs, enumerate)
 
 
 def _call_zip(
@@ -695,6 +726,10 @@ BUILTIN_HANDLERS: dict[Callable, Callable[..., VariableTracker]] = {
     vars: _call_vars,
     super: _call_super,
     functools.partial: _call_partial,
+    types.MethodType: _call_method_type,
+    sys.exc_info: _no_exception_handled((None, None, None)),
+    # sys.exception (CPython 3.11+) is what ExitStack asks there.
+    **{fn: _no_exception_handled(None) for fn in [getattr(sys, "exception", None)] if fn},
     bool: _call_bool,
     callable: _call_callable,
     list: _call_list,

@@ -11,19 +11,30 @@ does, and switches the real grad mode so that the example values of the block ha
 block's ``requires_grad``. At a graph break inside a grad-mode block the continuation
 enters it again (symbolic_convert.break_graph); inside any other manager's block the
 frame runs eagerly, as in Dynamo (the manager's state cannot be rebuilt).
+
+torch's other managers are rows of `TORCH_MANAGERS`: autocast and inference_mode record an
+enter node (its result, the mode object, goes to the exit node), as Dynamo's graph does,
+and are entered for real too, so that the block's example values have the block's dtypes;
+the trace's OutputGraph undoes them if it stops inside the block. The profiler's
+managers are ignored. A manager applied as a decorator (``@torch.no_grad()`` inside the
+traced code) wraps the function in `ContextWrappedFunctionVariable`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import types
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import torch
+import torch.autograd.grad_mode
 from minidynamo import trace_rules
 from minidynamo.exc import unimplemented
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable
+from torch.amp import autocast_mode
 
 if TYPE_CHECKING:
     from minidynamo.codegen import PyCodegen
@@ -68,6 +79,7 @@ class GradModeClassVariable(VariableTracker):
         # set_grad_enabled(mode) switches when it is made (it also works as a plain call);
         # its __enter__ does nothing.
         ctx.switch(tx)
+        ctx.switched = True
         return ctx
 
 
@@ -81,7 +93,7 @@ class GradModeVariable(VariableTracker):
         self.args = args
         self.target = target
         self.initial = target
-        self.switched = False  # set_grad_enabled switched already, when it was made
+        self.switched = False  # set_grad_enabled switched when it was made: enter once less
 
     def __repr__(self) -> str:
         return f"GradModeVariable(enabled={self.target})"
@@ -90,12 +102,13 @@ class GradModeVariable(VariableTracker):
         return self.cls
 
     def enter(self, tx: InstructionTranslatorBase) -> VariableTracker:
-        if not self.switched:
-            self.switch(tx)
+        if self.switched:
+            self.switched = False
+        else:
+            self.switch(tx)  # each entry (a decorated function's each call) switches
         return ConstantVariable(None)
 
     def switch(self, tx: InstructionTranslatorBase) -> None:
-        self.switched = True
         self.initial = torch.is_grad_enabled()
         tx.output.guards.add_grad_mode(self.initial)
         set_grad_enabled(tx, self.target)
@@ -104,11 +117,19 @@ class GradModeVariable(VariableTracker):
         set_grad_enabled(tx, self.initial)
         return ConstantVariable(None)
 
+    def call_function(
+        self,
+        tx: InstructionTranslatorBase,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        return decorate(self, args, kwargs)
+
 
 def enter(tx: InstructionTranslatorBase, ctx: VariableTracker, setup: int) -> VariableTracker:
     """Enter the manager `ctx` of the `with` statement at instruction `setup`: push its
     ``__exit__`` and return what ``__enter__`` returns."""
-    if isinstance(ctx, GradModeVariable):
+    if isinstance(ctx, (GradModeVariable, TorchManagerVariable)):
         tx.push(WithExitFunctionVariable(ctx, setup))
         return ctx.enter(tx)
     enter_fn = special_method(tx, ctx, "__enter__")
@@ -174,3 +195,161 @@ def set_grad_enabled(tx: InstructionTranslatorBase, mode: bool) -> None:
         tx, "call_function", torch._C._set_grad_enabled, (mode,), {}, example=None
     )
     torch._C._set_grad_enabled(mode)
+
+
+@dataclasses.dataclass(frozen=True)
+class TorchManager:
+    """How the trace enters one of torch's managers: `params` are the constructor's
+    parameters (their defaults filled in, they are the arguments of `enter`); `enter`
+    and `exit` are recorded in the graph (`exit` takes what `enter` returns), or the
+    manager is ignored when they are None."""
+
+    params: Callable[..., tuple]
+    enter: Callable | None = None
+    exit: Callable | None = None
+
+
+def _autocast_params(
+    device_type: str,
+    dtype: torch.dtype | None = None,
+    enabled: bool = True,
+    cache_enabled: bool | None = None,
+) -> tuple:
+    return device_type, dtype, enabled, cache_enabled
+
+
+def _any_params(*args: object, **kwargs: object) -> tuple:
+    return ()
+
+
+TORCH_MANAGERS: dict[type, TorchManager] = {
+    torch.autocast: TorchManager(
+        _autocast_params, autocast_mode._enter_autocast, autocast_mode._exit_autocast
+    ),
+    torch.inference_mode: TorchManager(
+        lambda mode=True: (mode,),
+        torch.autograd.grad_mode._enter_inference_mode,
+        torch.autograd.grad_mode._exit_inference_mode,
+    ),
+    # Dynamo leaves the profiler's managers out of the graph.
+    torch.autograd.profiler.record_function: TorchManager(_any_params),
+    torch.autograd.profiler.profile: TorchManager(_any_params),
+    torch.profiler.profile: TorchManager(_any_params),
+}
+
+
+class TorchManagerClassVariable(VariableTracker):
+    """A class of `TORCH_MANAGERS`; calling it makes the manager."""
+
+    def __init__(self, value: type, **kwargs: object) -> None:
+        super().__init__(**kwargs)
+        self.value = value
+
+    def __repr__(self) -> str:
+        return f"TorchManagerClassVariable({self.value.__name__})"
+
+    def python_type(self) -> type:
+        return type(self.value)
+
+    def as_python_constant(self) -> type:
+        return self.value
+
+    def call_function(
+        self,
+        tx: InstructionTranslatorBase,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        if not all(v.is_python_constant() for v in [*args, *kwargs.values()]):
+            unimplemented(f"{self.value.__name__} with arguments that are not constants")
+        rule = TORCH_MANAGERS[self.value]
+        try:
+            params = rule.params(
+                *(a.as_python_constant() for a in args),
+                **{k: v.as_python_constant() for k, v in kwargs.items()},
+            )
+        except TypeError as e:
+            unimplemented(f"{self.value.__name__}() raises TypeError: {e}")
+        return TorchManagerVariable(self.value, rule, params)
+
+
+class TorchManagerVariable(VariableTracker):
+    """A manager of `TORCH_MANAGERS`, made with the constant parameters `params`."""
+
+    def __init__(self, cls: type, rule: TorchManager, params: tuple) -> None:
+        super().__init__()
+        self.cls = cls
+        self.rule = rule
+        self.params = params
+        self.entered: list[tuple[torch.fx.Proxy, Callable[[], None]]] = []  # nested entries
+
+    def __repr__(self) -> str:
+        return f"TorchManagerVariable({self.cls.__name__}{self.params})"
+
+    def python_type(self) -> type:
+        return self.cls
+
+    def enter(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        if self.rule.enter is None:
+            return ConstantVariable(None)
+        handle = tx.output.create_proxy(
+            tx, "call_function", self.rule.enter, self.params, {}, example=None
+        )
+        mode = self.rule.enter(*self.params)
+        undo = tx.output.switch_global_state(lambda: self.rule.exit(mode))  # type: ignore[misc]
+        self.entered.append((handle, undo))
+        return ConstantVariable(None)
+
+    def exit(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        if self.rule.exit is None:
+            return ConstantVariable(None)
+        handle, undo = self.entered.pop()
+        tx.output.create_proxy(tx, "call_function", self.rule.exit, (handle,), {}, example=None)
+        tx.output.restore_global_state(undo)
+        return ConstantVariable(None)
+
+    def call_function(
+        self,
+        tx: InstructionTranslatorBase,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        return decorate(self, args, kwargs)
+
+
+def decorate(
+    ctx: VariableTracker, args: list[VariableTracker], kwargs: dict[str, VariableTracker]
+) -> VariableTracker:
+    """``ctx(fn)``: a manager used as a decorator."""
+    if kwargs or len(args) != 1:
+        unimplemented(f"call to {ctx!r}")
+    return ContextWrappedFunctionVariable(ctx, args[0])
+
+
+class ContextWrappedFunctionVariable(VariableTracker):
+    """`fn` decorated with the manager `ctx`: each call runs inside ``with ctx:``."""
+
+    def __init__(self, ctx: VariableTracker, fn: VariableTracker) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.fn = fn
+
+    def __repr__(self) -> str:
+        return f"ContextWrappedFunctionVariable({self.ctx!r}, {self.fn!r})"
+
+    def call_function(
+        self,
+        tx: InstructionTranslatorBase,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        from minidynamo.exc import ObservedException
+
+        self.ctx.enter(tx)  # type: ignore[attr-defined]
+        try:
+            result = self.fn.call_function(tx, args, kwargs)
+        except ObservedException:
+            self.ctx.exit(tx)  # type: ignore[attr-defined]
+            raise
+        self.ctx.exit(tx)  # type: ignore[attr-defined]
+        return result

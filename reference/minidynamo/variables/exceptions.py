@@ -8,6 +8,7 @@ the frame (symbolic_convert), and a frame the exception leaves runs in CPython.
 
 from __future__ import annotations
 
+import types
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from minidynamo.exc import ObservedException, unimplemented
@@ -27,6 +28,8 @@ class ExceptionVariable(VariableTracker):
         self.exc_type = exc_type
         self.args = args
         self.cause: VariableTracker = ConstantVariable(None)  # `raise ... from cause`
+        self.context: VariableTracker | None = None  # set where it is raised (set_context)
+        self.attrs: dict[str, VariableTracker] = {}  # set by the class's own __init__
 
     def __repr__(self) -> str:
         return f"ExceptionVariable({self.exc_type.__name__})"
@@ -35,20 +38,52 @@ class ExceptionVariable(VariableTracker):
         return self.exc_type
 
     def as_python_constant(self) -> Any:
-        """An equal exception, for `str(e)` and `repr(e)` (its arguments are constants)."""
-        return self.exc_type(*(arg.as_python_constant() for arg in self.args))
+        """An equal exception, for `str(e)` and `repr(e)` (its arguments are constants);
+        one of a class with its own __init__ is made without running it (its `args` are
+        what BaseException.__new__ keeps), so its own __str__ cannot be asked."""
+        args = [arg.as_python_constant() for arg in self.args]
+        if has_plain_constructor(self.exc_type):
+            return self.exc_type(*args)
+        if any(name in vars(c) for c in self.exc_type.__mro__[:-1] for name in _OWN_TEXT):
+            unimplemented(f"str() of {self!r}, whose class has its own __str__ or __repr__")
+        return BaseException.__new__(self.exc_type, *args)
+
+    def store_attr(self, tx: InstructionTranslatorBase, name: str, value: VariableTracker) -> None:
+        """``self.code = code`` in the class's own __init__."""
+        if name.startswith("__") or name in ("args", "with_traceback", "add_note"):
+            unimplemented(f"assignment of {name!r} to the exception {self!r}")
+        self.attrs[name] = value
 
     def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
         from minidynamo.variables.lists import TupleVariable
 
+        if name in self.attrs:
+            return self.attrs[name]
         if name == "args":
             return TupleVariable(list(self.args))
         if name == "__cause__":
             return self.cause
+        if name == "__context__" and self.context is not None:
+            return self.context
         if name == "value" and issubclass(self.exc_type, StopIteration):
             return self.args[0] if self.args else ConstantVariable(None)
         unimplemented(f"attribute {name!r} of the exception {self!r}")
 
+
+def set_context(exc: VariableTracker, handled: list[VariableTracker], callers_handle: bool) -> None:
+    """``exc.__context__``, as CPython sets it where `exc` is raised: the exception being
+    handled there (`handled`, the frame's), if any; unknown (left None, a graph break
+    when read) where only a caller of the frame handles one."""
+    if not isinstance(exc, ExceptionVariable) or exc.context is not None:
+        return
+    if handled:
+        exc.context = ConstantVariable(None) if handled[-1] is exc else handled[-1]
+    elif not callers_handle:
+        exc.context = ConstantVariable(None)
+
+
+# Methods of a class that make its text; `as_python_constant` does not run them.
+_OWN_TEXT = ("__str__", "__repr__")
 
 # Builtin exception classes whose instances hold nothing but their arguments.
 _PLAIN_BUILTINS = frozenset(
@@ -69,6 +104,18 @@ def has_plain_constructor(cls: type) -> bool:
         and "__init__" not in vars(c)
         and "__new__" not in vars(c)
         for c in cls.__mro__[:-1]
+    )
+
+
+def has_own_init(cls: type) -> bool:
+    """A user exception class with its own Python ``__init__`` (no ``__new__``) over a
+    plain base: the trace makes ``cls(*args)`` and then inlines that ``__init__``."""
+    init = vars(cls).get("__init__")
+    return (
+        issubclass(cls, BaseException)
+        and isinstance(init, types.FunctionType)
+        and "__new__" not in vars(cls)
+        and all(has_plain_constructor(base) for base in cls.__bases__)
     )
 
 

@@ -29,8 +29,13 @@ def check_mutable(tx: InstructionTranslatorBase, vt: VariableTracker) -> None:
     tx.output.side_effects.mutate_container(vt)
 
 
-def constant_index(index: VariableTracker) -> Any:
+def constant_index(index: VariableTracker, kind: str = "list") -> Any:
+    """The int or slice indexing a `kind` ("list", "tuple"); another constant raises
+    TypeError in the traced program, as CPython does."""
     value = specialize(index)
+    if isinstance(value, (str, float, type(None), tuple)):
+        name = type(value).__name__
+        raise_observed(TypeError, f"{kind} indices must be integers or slices, not {name}")
     if not isinstance(value, (int, slice)):
         unimplemented(f"sequence index of type {type(value).__name__}")
     return value
@@ -90,16 +95,18 @@ class BaseListVariable(VariableTracker):
     def method_getitem(
         self, tx: InstructionTranslatorBase, index: VariableTracker
     ) -> VariableTracker:
-        key = constant_index(index)
+        kind = "tuple" if issubclass(self.python_type(), tuple) else "list"
+        key = constant_index(index, kind)
         if isinstance(key, slice):
             return self.new(self.items[key])
         if not -len(self.items) <= key < len(self.items):
-            kind = "tuple" if issubclass(self.python_type(), tuple) else "list"
             raise_observed(IndexError, f"{kind} index out of range")
         return self.items[key]
 
     def method_iter(self, tx: InstructionTranslatorBase) -> VariableTracker:
-        return ListIteratorVariable(list(self.items))
+        # The very item list, not a copy: as CPython's list iterator, it sees the items
+        # appended while the loop (or a generator reading the list) runs.
+        return ListIteratorVariable(self.items)
 
     def method_add_op(
         self, tx: InstructionTranslatorBase, other: VariableTracker
@@ -326,7 +333,7 @@ class ListVariable(BaseListVariable):
     ) -> VariableTracker:
         check_mutable(tx, self)
         descending = bool(reverse and reverse.as_python_constant())
-        self.items = ConstantVariable.create(
+        self.items[:] = ConstantVariable.create(
             sorted(self.as_python_constant(), reverse=descending)
         ).items  # type: ignore[attr-defined]
         return ConstantVariable(None)
@@ -364,7 +371,8 @@ def iterator_of(tx: InstructionTranslatorBase, iterable: VariableTracker) -> Ite
 
 
 class ListIteratorVariable(IteratorVariable):
-    """The iterator of an unrolled `for` loop: items are known at trace time."""
+    """The iterator of an unrolled `for` loop: items are known at trace time (a list's
+    own item list, read as it grows)."""
 
     def __init__(self, items: list[VariableTracker]) -> None:
         super().__init__()

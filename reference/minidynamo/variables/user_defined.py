@@ -178,7 +178,11 @@ class UserDefinedClassVariable(VariableTracker):
     ) -> VariableTracker:
         """``cls(*args)``: an exception (``raise ValueError("...")``), or a new object
         and then its ``__init__`` inlined."""
-        from minidynamo.variables.exceptions import ExceptionVariable, has_plain_constructor
+        from minidynamo.variables.exceptions import (
+            ExceptionVariable,
+            has_own_init,
+            has_plain_constructor,
+        )
         from minidynamo.variables.functions import UserFunctionVariable
         from minidynamo.variables.user_dict import UserDefinedDictVariable, dict_base
 
@@ -189,6 +193,10 @@ class UserDefinedClassVariable(VariableTracker):
             return fold_builtin(cls, args, kwargs)
         if has_plain_constructor(cls) and not kwargs:
             return ExceptionVariable(cls, args)
+        if has_own_init(cls) and not kwargs:
+            exc = ExceptionVariable(cls, args)  # args: what BaseException.__new__ keeps
+            UserFunctionVariable(vars(cls)["__init__"]).call_function(tx, [exc, *args], {})
+            return exc
         if issubclass(cls, BaseException):
             return super().call_function(tx, args, kwargs)
         if is_namedtuple(cls):
