@@ -54,10 +54,12 @@ class Reporter:
             Path(results_path).write_text(json.dumps(run, indent=1), encoding="utf-8")
         if not self.config.getoption("update_expectations"):
             return
+        # A check not made in this run (n/a: `--parity` not given) keeps its entries.
         results = {
             case_id: {
                 check: (status in (DIFFERS, KNOWN), detail)
                 for check, status, detail in payload["checks"]
+                if status != NOT_AVAILABLE
             }
             for case_id, payload in self.results.items()
         }
