@@ -22,6 +22,7 @@ import torch.utils._pytree as pytree
 from torch._guards import Source
 from torch._subclasses.fake_tensor import DynamicOutputShapeException
 from torch.fx.experimental.symbolic_shapes import free_symbols
+from torch.fx.passes.runtime_assert import insert_deferred_runtime_asserts
 
 from minidynamo import events, logs
 from minidynamo import graph_break_registry as gb
@@ -236,6 +237,7 @@ class OutputGraph:
         outputs = list(rebuild.graph_outputs)
         self.graph.output(tuple(outputs))
         self.remove_redundant_grad_switches()
+        self.compute_sizes_from_inputs()
         self.remove_unused_graphargs()
         call_graph = PyCodegen(self, graph_output_var="graph_out_0")
         if any(node.op not in ("placeholder", "output") for node in self.graph.nodes):
@@ -262,6 +264,15 @@ class OutputGraph:
                 for switch in earlier:
                     self.graph.erase_node(switch)
                 run = []
+
+    def compute_sizes_from_inputs(self) -> None:
+        """Size arithmetic in terms of the graph's size inputs, as Dynamo: torch.fx's
+        `insert_deferred_runtime_asserts` pass rewrites each size query (`y.size()[0]`,
+        `y.size(0)`) whose value the ShapeEnv knows as an expression of input symbols
+        into that expression over the `s0` placeholders (`mul = 2 * s0`), and dedups
+        equal expressions, so the queries themselves become dead code."""
+        gm = torch.fx.GraphModule(torch.nn.Module(), self.graph)
+        insert_deferred_runtime_asserts(gm, self.shapes.shape_env, "minidynamo")
 
     def remove_unused_graphargs(self) -> None:
         """Drop unused `getitem` nodes, size arithmetic and placeholders (as Dynamo does
