@@ -1,9 +1,9 @@
 """A wider probe of issue 11: ~35 more architectures of Hugging Face transformers and
 torchvision than tests/models' eight, each built from a small config with random weights
-(nothing is downloaded), compiled by minidynamo and by torch.compile in the same run
-(eval mode, no_grad, the same three calls). Per model it prints whether minidynamo gives eager's results (first
-call, repeated call, new batch size), the op counts of each graph of both, and the graph
-breaks and eager frames minidynamo logged. Run from the repository root:
+(nothing is downloaded), compiled by minidynamo and by torch.compile in the same run (eval
+mode, no_grad, the same three calls). Per model it prints whether minidynamo gives eager's
+results (first call, repeated call, new batch size), the op counts of each graph of both,
+and the graph breaks and eager frames of each. Run from the repository root:
 
     PYTHONPATH=reference:. python benchmarks/models_probe.py [--zoo] [names ...]
 
