@@ -273,6 +273,12 @@ class OutputGraph:
         equal expressions, so the queries themselves become dead code."""
         gm = torch.fx.GraphModule(torch.nn.Module(), self.graph)
         insert_deferred_runtime_asserts(gm, self.shapes.shape_env, "minidynamo")
+        # A node the pass added is reported at the line of the operation that uses it.
+        for node in reversed(self.graph.nodes):
+            if node.op != "placeholder" and "source_location" not in node.meta:
+                located = [u for u in node.users if "source_location" in u.meta]
+                if located:
+                    node.meta["source_location"] = located[0].meta["source_location"]
 
     def remove_unused_graphargs(self) -> None:
         """Drop unused `getitem` nodes, size arithmetic and placeholders (as Dynamo does
@@ -378,8 +384,8 @@ def graph_code(graph: torch.fx.Graph) -> str:
         if node.op == "output":
             lines.append(f"    return {_repr_arg(node.args[0])}")
             continue
-        if node.meta.get("source_location") != location:
-            location = node.meta.get("source_location")
+        if node.meta.get("source_location", location) != location:
+            location = node.meta["source_location"]
             if len(lines) > 1:
                 lines.append("")
             lines.append("    # File: {}:{}, code: {}".format(*location))
