@@ -403,3 +403,78 @@ def attention_takes_composite_path(x):
     ``F.multi_head_attention_forward``), as under Dynamo, not the fused fast path."""
     with torch.no_grad():
         return ATTENTION(x, x, x)[0]
+
+
+@case(
+    tags=["real-models", "dynamic-shapes", "builtins"],
+    calls=[Call(T(2, 4, 3)), Call(T(3, 4, 3)), Call(T(5, 4, 3))],
+    expect=Expect(frames=2, graphs=2, ops=[["add"], ["add"]]),
+)
+def symbolic_shape_in_assert_message(x):
+    """torchvision's ViT: ``torch._assert(x.dim() == 3, f"... {x.shape}")``. The message
+    of a true assert is never built: an f-string of a symbolic torch.Size stays lazy (as
+    Dynamo's StringFormatVariable) instead of breaking or specializing the batch size."""
+    torch._assert(x.dim() == 3, f"Expected (batch_size, seq_length, hidden_dim) got {x.shape}")
+    return x + 1
+
+
+@case(
+    tags=["real-models", "dynamic-shapes", "builtins"],
+    calls=[Call(T(2, 3)), Call(T(3, 3)), Call(T(4, 3))],
+    expect=Expect(frames=2, graphs=2),
+)
+def formatted_symbolic_shape_is_returned(x):
+    """An f-string of a symbolic shape the program keeps is built by the generated code
+    after the graph, with the run's own sizes."""
+    return x * 2, f"shape {x.shape}|"
+
+
+@case(
+    tags=["real-models", "dynamic-shapes"],
+    calls=[Call(T(2, 3)), Call(T(3, 3)), Call(T(4, 3))],
+    expect=Expect(
+        frames=2,
+        graphs=2,
+        ops=[["torch.cat", ".view"], ["torch.cat", "mul", "mul", ".view", "add"]],
+    ),
+)
+def size_queries_become_size_arithmetic(x):
+    """``y.size(0)`` and ``y.shape[0]`` of an intermediate are computed from the size
+    input (``mul_1 = 2 * s0``) once, as torch.fx's runtime-assert pass rewrites them in
+    Dynamo's graphs: no ``size``/``getitem`` nodes, and ``y`` need not be kept for them."""
+    y = torch.cat([x, x])
+    n = y.size(0)
+    return y.view(n * 3), y.shape[0] + 1
+
+
+@case(
+    tags=["real-models", "dynamic-shapes"],
+    calls=[Call(T(2, 8, 6)), Call(T(3, 8, 6)), Call(T(4, 8, 6))],
+    expect=Expect(frames=2, graphs=2, ops=[[".view"], ["torch.Size", ".view"]]),
+)
+def symbolic_size_argument_is_a_size_node(x):
+    """GPT-2's attention: ``x.view(x.size()[:-1] + (2, 3))``. A size with a symbolic dim
+    given to an op is a ``torch.Size([s0, 8, 2, 3])`` node, as in Dynamo's graphs."""
+    return x.view(x.size()[:-1] + (2, 3))
+
+
+class Scaler:
+    def twice(self, t):
+        t = t.sin()
+        torch._dynamo.graph_break()
+        return t.cos()
+
+
+@case(
+    tags=["real-models", "graph-breaks"],
+    calls=[Call(T(3))],
+    expect=Expect(frames=2, graphs=2, ops=[[".sin"], [".cos"]]),
+)
+def break_in_method_of_new_object(x):
+    """A graph break inside an inlined method of an object the frame created: Dynamo
+    2.14/2.15 (``nested_graph_breaks`` off) break at the call in the caller, which needs
+    the bound method on the stack; a method of a new object cannot be rebuilt, so the
+    caller runs eagerly, and the method is compiled as its own frame (two graphs)."""
+    y = x - 1
+    y = Scaler().twice(y)
+    return y.exp()

@@ -24,6 +24,7 @@ import torch.utils._pytree as pytree
 from torch._guards import Source
 from torch._subclasses.fake_tensor import DynamicOutputShapeException
 from torch.fx.experimental.symbolic_shapes import free_symbols
+from torch.fx.passes.runtime_assert import insert_deferred_runtime_asserts
 
 from minidynamo import events, logs
 from minidynamo import graph_break_registry as gb
@@ -257,6 +258,7 @@ class OutputGraph:
         outputs = list(rebuild.graph_outputs)
         self.graph.output(tuple(outputs))
         self.remove_redundant_grad_switches()
+        self.compute_sizes_from_inputs()
         self.remove_unused_graphargs()
         call_graph = PyCodegen(self, graph_output_var="graph_out_0")
         if any(node.op not in ("placeholder", "output") for node in self.graph.nodes):
@@ -283,6 +285,21 @@ class OutputGraph:
                 for switch in earlier:
                     self.graph.erase_node(switch)
                 run = []
+
+    def compute_sizes_from_inputs(self) -> None:
+        """Size arithmetic in terms of the graph's size inputs, as Dynamo: torch.fx's
+        `insert_deferred_runtime_asserts` pass rewrites each size query (`y.size()[0]`,
+        `y.size(0)`) whose value the ShapeEnv knows as an expression of input symbols
+        into that expression over the `s0` placeholders (`mul = 2 * s0`), and dedups
+        equal expressions, so the queries themselves become dead code."""
+        gm = torch.fx.GraphModule(torch.nn.Module(), self.graph)
+        insert_deferred_runtime_asserts(gm, self.shapes.shape_env, "minidynamo")
+        # A node the pass added is reported at the line of the operation that uses it.
+        for node in reversed(self.graph.nodes):
+            if node.op != "placeholder" and "source_location" not in node.meta:
+                located = [u for u in node.users if "source_location" in u.meta]
+                if located:
+                    node.meta["source_location"] = located[0].meta["source_location"]
 
     def remove_unused_graphargs(self) -> None:
         """Drop unused `getitem` nodes, size arithmetic and placeholders (as Dynamo does
@@ -397,8 +414,8 @@ def graph_code(graph: torch.fx.Graph) -> str:
         if node.op == "output":
             lines.append(f"    return {_repr_arg(node.args[0])}")
             continue
-        if node.meta.get("source_location") != location:
-            location = node.meta.get("source_location")
+        if node.meta.get("source_location", location) != location:
+            location = node.meta["source_location"]
             if len(lines) > 1:
                 lines.append("")
             lines.append("    # File: {}:{}, code: {}".format(*location))

@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import operator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from minidynamo.exc import unimplemented
 from minidynamo.opcodes import handler
 from minidynamo.opcodes.operators import apply
-from minidynamo.variables.constant import ConstantVariable, fold
+from minidynamo.variables.constant import ConstantVariable, formatted, string_template
 from minidynamo.variables.dicts import ConstDictVariable, SetVariable, constant_key
 from minidynamo.variables.lists import ListVariable, SliceVariable, TupleVariable
-from minidynamo.variables.symnode import specialize
+from minidynamo.variables.symnode import SymNodeVariable, specialize
 
 if TYPE_CHECKING:
     from minidynamo.bytecode import Instruction
     from minidynamo.symbolic_convert import InstructionTranslatorBase
+    from minidynamo.variables.base import VariableTracker
 
 
 @handler("BUILD_TUPLE")
@@ -138,43 +139,48 @@ def UNPACK_EX(tx: InstructionTranslatorBase, inst: Instruction) -> None:
     tx.stack.extend(reversed([*items[:before], middle, *items[len(items) - after :]]))
 
 
-# f-strings: formatting is folded on constants only.
+# f-strings: formatting is folded on constants; a SymInt is specialized (as Dynamo), and
+# a value only known at run time (a symbolic torch.Size) keeps the string lazy.
 
 CONVERSIONS = {0: None, 1: str, 2: repr, 3: ascii}
+CONVERSION_MARKS = {None: "", str: "!s", repr: "!r", ascii: "!a"}
 FVS_HAVE_SPEC = 0x04
 
 
-def format_constant(tx: InstructionTranslatorBase, value: object, spec: object = None) -> None:
-    tx.push(fold(format, [specialize(value), spec or ""], {}))  # type: ignore[arg-type]
+def format_value(
+    tx: InstructionTranslatorBase, value: VariableTracker, spec: str = "", convert: Any = None
+) -> None:
+    """Push ``format(convert(value), spec)``."""
+    if isinstance(value, SymNodeVariable):
+        value = ConstantVariable(specialize(value))
+    field = "{" + CONVERSION_MARKS[convert] + (":" + spec if spec else "") + "}"
+    tx.push(formatted(field, [value]))
 
 
 @handler("FORMAT_VALUE", until=(3, 12))
 def FORMAT_VALUE(tx: InstructionTranslatorBase, inst: Instruction) -> None:
     spec = tx.pop().as_python_constant() if inst.argval & FVS_HAVE_SPEC else ""
     value = tx.pop()
-    convert = CONVERSIONS[inst.argval & 0x03]
-    if convert is not None:
-        value = fold(convert, [specialize(value)], {})
-    format_constant(tx, value, spec)
+    format_value(tx, value, spec, CONVERSIONS[inst.argval & 0x03])
 
 
 @handler("CONVERT_VALUE", since=(3, 13))
 def CONVERT_VALUE(tx: InstructionTranslatorBase, inst: Instruction) -> None:
-    tx.push(fold(CONVERSIONS[inst.argval], [specialize(tx.pop())], {}))
+    format_value(tx, tx.pop(), convert=CONVERSIONS[inst.argval])
 
 
 @handler("FORMAT_SIMPLE", since=(3, 13))
 def FORMAT_SIMPLE(tx: InstructionTranslatorBase, inst: Instruction) -> None:
-    format_constant(tx, tx.pop())
+    format_value(tx, tx.pop())
 
 
 @handler("FORMAT_WITH_SPEC", since=(3, 13))
 def FORMAT_WITH_SPEC(tx: InstructionTranslatorBase, inst: Instruction) -> None:
     value, spec = tx.popn(2)
-    format_constant(tx, value, spec.as_python_constant())
+    format_value(tx, value, spec.as_python_constant())
 
 
 @handler("BUILD_STRING")
 def BUILD_STRING(tx: InstructionTranslatorBase, inst: Instruction) -> None:
-    parts = [part.as_python_constant() for part in tx.popn(inst.argval)]
-    tx.push(ConstantVariable("".join(parts)))
+    templates, values = zip(*map(string_template, tx.popn(inst.argval)), strict=True)
+    tx.push(formatted("".join(templates), [value for part in values for value in part]))

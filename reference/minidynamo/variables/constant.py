@@ -182,3 +182,48 @@ def fold(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> VariableTracker:
 
 def _contents(value: set | dict) -> Any:
     return value if isinstance(value, set) else [*value.keys(), *value.values()]
+
+
+class FormattedStringVariable(VariableTracker):
+    """An f-string with a part known only at run time (``f"got {x.shape}"`` where the
+    shape is symbolic), as Dynamo's StringFormatVariable: kept as ``template.format(*values)``
+    and built by the generated code if the program keeps the string; a trace that needs
+    its text (a comparison, a dict key) cannot have it and stops there."""
+
+    def __init__(self, template: str, values: list[VariableTracker]) -> None:
+        super().__init__()
+        self.template = template
+        self.values = values
+
+    def __repr__(self) -> str:
+        return f"FormattedStringVariable({self.template!r})"
+
+    def python_type(self) -> type:
+        return str
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        codegen.load_const(self.template)
+        codegen.call_method("format", [lambda value=value: codegen(value) for value in self.values])
+
+
+# Values whose text is only known at run time, and whose formatting runs no user code
+# (so building the string later, in the generated code, is not observable).
+LAZILY_FORMATTED = (torch.Size, torch.Tensor, str)
+
+
+def formatted(template: str, values: list[VariableTracker]) -> VariableTracker:
+    """``template.format(*values)``: folded now when every value is a constant."""
+    if all(value.is_python_constant() for value in values):
+        return fold(template.format, [value.as_python_constant() for value in values], {})
+    for value in values:
+        if not value.is_python_constant() and not issubclass(value.python_type(), LAZILY_FORMATTED):
+            value.as_python_constant()  # raises: why it cannot be formatted now
+    return FormattedStringVariable(template, values)
+
+
+def string_template(part: VariableTracker) -> tuple[str, list[VariableTracker]]:
+    """One part of an f-string as a `str.format` template and its run-time values."""
+    if isinstance(part, FormattedStringVariable):
+        return part.template, part.values
+    text = part.as_python_constant()
+    return text.replace("{", "{{").replace("}", "}}"), []

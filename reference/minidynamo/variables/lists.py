@@ -191,9 +191,24 @@ class SizeVariable(TupleVariable):
         return result
 
     def as_proxy(self) -> Any:
-        # A size with symbolic dims is a tuple of ints and nodes in the graph.
-        items = tuple(item.as_proxy() for item in self.items)
-        return self.as_python_constant() if self.is_python_constant() else items
+        """A constant size, or (symbolic dims) a ``torch.Size([s0, 8])`` node: as Dynamo,
+        an op given a size gets a torch.Size, not a tuple (the two print alike but
+        count as one op more)."""
+        if self.is_python_constant():
+            return self.as_python_constant()
+        from minidynamo.variables.symnode import SymNodeVariable
+
+        items = [item.as_proxy() for item in self.items]
+        tx = next(item.tx for item in self.items if isinstance(item, SymNodeVariable))
+        example = torch.Size(
+            [
+                item.example_value if isinstance(item, SymNodeVariable) else proxy
+                for item, proxy in zip(self.items, items, strict=True)
+            ]
+        )
+        return tx.output.create_proxy(
+            tx, "call_function", torch.Size, (items,), {}, example=example
+        )
 
     def reconstruct(self, codegen: PyCodegen) -> None:
         if self.is_python_constant():
