@@ -47,3 +47,36 @@ def module_buffer_read_after_store(x, box):
     `_buffers`); the trace then reads back the value it stored, not the old buffer."""
     box.w = box.w + x
     return box.w * 2
+
+
+class Box:
+    """A plain object whose attributes the program sets."""
+
+
+@case(
+    tags=["graph-breaks", "side-effects"],
+    calls=[Call(T(2), T(2), T(2))],
+    expect=Expect(frames=2, graphs=1),
+)
+def locals_swapped_before_break(x, a, b):
+    """Both locals are reloaded from the frame after the break: `a` must be read before
+    `b`'s store changes it (each value is rebuilt before any local is stored)."""
+    a, b = b, a
+    print("break")
+    return a - b + x
+
+
+@case(
+    tags=["graph-breaks", "side-effects", "dynamic-shapes"],
+    calls=[Call(T(2), 1, Make(Box)), Call(T(2), 2, Make(Box)), Call(T(2), 3, Make(Box))],
+    expect=Expect(outcome="returns"),
+)
+def attribute_stored_then_local_rebound(x, k, box):
+    """The replayed `box.extra = n` stores the value `n` had then (the SymInt input),
+    not the value the rebound local holds after the graph."""
+    n = k
+    print("n", n)
+    box.extra = n
+    n = n + x.size(0)
+    print("n", n)
+    return box

@@ -232,17 +232,23 @@ class OutputGraph:
         store `graph_out_0`, push `stack_values`, store `stored_locals` (at a graph break:
         the locals the continuation needs that the trace computed), replay side effects.
         Of `stored_cells`, the frame's cells the trace assigned, those that a rebuilt
-        function or the continuation (`continuation_cells`) closes over are stored."""
+        function or the continuation (`continuation_cells`) closes over are stored.
+
+        Every local's value is rebuilt before any local is stored, and side effects are
+        replayed in between: a value is reloaded from its source (``L['b']``), which a
+        store to that local (``a, b = b, a``) or a replayed mutation would change."""
         from minidynamo.codegen import PyCodegen
 
         def rebuild_values(shared: frozenset[int]) -> PyCodegen:
             rebuild = PyCodegen(self, graph_output_var="graph_out_0", shared=shared)
             for value in stack_values:
                 rebuild(value)
-            for name, value in (stored_locals or {}).items():
-                rebuild(value)
-                rebuild.store_fast(name)
+            local_names = list(stored_locals or {})
+            for name in local_names:
+                rebuild(stored_locals[name])  # type: ignore[index]
             self.side_effects.codegen(rebuild)
+            for name in reversed(local_names):
+                rebuild.store_fast(name)
             for name, value in (stored_cells or {}).items():
                 if name in rebuild.closures or name in continuation_cells:
                     rebuild(value)
