@@ -267,7 +267,9 @@ class OutputGraph:
         self.compute_sizes_from_inputs()
         self.remove_unused_graphargs()
         call_graph = PyCodegen(self, graph_output_var="graph_out_0")
-        if any(node.op not in ("placeholder", "output") for node in self.graph.nodes):
+        # A graph without operations is still called when the code after it reads its
+        # outputs (a size input it passes through: ``print(x.shape)`` of a dynamic x).
+        if outputs or any(node.op not in ("placeholder", "output") for node in self.graph.nodes):
             name = f"__compiled_fn_{next_unique_id()}"
             self.install_global(name, self.compile_and_call_fx_graph(name))
             call_graph.call_compiled_graph(name, [arg.source for arg in self.graphargs])
@@ -298,7 +300,7 @@ class OutputGraph:
         `y.size(0)`) whose value the ShapeEnv knows as an expression of input symbols
         into that expression over the `s0` placeholders (`mul = 2 * s0`), and dedups
         equal expressions, so the queries themselves become dead code."""
-        gm = torch.fx.GraphModule(torch.nn.Module(), self.graph)
+        gm = _graph_module(self.graph)
         insert_deferred_runtime_asserts(gm, self.shapes.shape_env, "minidynamo")
         # A node the pass added is reported at the line of the operation that uses it.
         for node in reversed(self.graph.nodes):
@@ -329,8 +331,7 @@ class OutputGraph:
                     self.graph.erase_node(node)
 
     def compile_and_call_fx_graph(self, name: str) -> Callable:
-        gm = torch.fx.GraphModule(torch.nn.Module(), self.graph)
-        weakref.finalize(gm, _forget_source, type(gm).forward.__code__.co_filename)
+        gm = _graph_module(self.graph)
         if graph_code_log.isEnabledFor(logging.DEBUG):
             graph_code_log.debug("TRACED GRAPH\n ===== %s =====\n%s", name, graph_code(self.graph))
         if graph_sizes_log.isEnabledFor(logging.DEBUG):
@@ -392,6 +393,13 @@ def _node_line(node: torch.fx.Node) -> str:
         return f"{node.name} = {_repr_arg(args[0])}.{args[1]}"
     target = torch.fx.node._get_qualified_name(node.target)
     return f"{node.name} = {target}({_call_args(args, node.kwargs)})"
+
+
+def _graph_module(graph: torch.fx.Graph) -> torch.fx.GraphModule:
+    """A GraphModule of `graph` that gives its generated source back when it dies."""
+    gm = torch.fx.GraphModule(torch.nn.Module(), graph)
+    weakref.finalize(gm, _forget_source, type(gm).forward.__code__.co_filename)
+    return gm
 
 
 def _forget_source(filename: str) -> None:
