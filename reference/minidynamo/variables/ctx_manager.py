@@ -44,22 +44,27 @@ if TYPE_CHECKING:
 GRAD_MODE_CLASSES = {torch.no_grad: False, torch.enable_grad: True, torch.set_grad_enabled: None}
 
 
-class GradModeClassVariable(VariableTracker):
-    """`torch.no_grad`, `torch.enable_grad` or `torch.set_grad_enabled` itself; calling
-    it makes the manager."""
+class ManagerClassVariable(VariableTracker):
+    """A manager class of torch's (or `torch.set_grad_enabled`) itself, a constant;
+    subclasses say what calling it makes."""
 
     def __init__(self, value: type, **kwargs: object) -> None:
         super().__init__(**kwargs)
         self.value = value
 
     def __repr__(self) -> str:
-        return f"GradModeClassVariable({self.value.__name__})"
+        return f"{type(self).__name__}({self.value.__name__})"
 
     def python_type(self) -> type:
         return type(self.value)
 
     def as_python_constant(self) -> type:
         return self.value
+
+
+class GradModeClassVariable(ManagerClassVariable):
+    """`torch.no_grad`, `torch.enable_grad` or `torch.set_grad_enabled` itself; calling
+    it makes the manager."""
 
     def call_function(
         self,
@@ -238,21 +243,8 @@ TORCH_MANAGERS: dict[type, TorchManager] = {
 }
 
 
-class TorchManagerClassVariable(VariableTracker):
+class TorchManagerClassVariable(ManagerClassVariable):
     """A class of `TORCH_MANAGERS`; calling it makes the manager."""
-
-    def __init__(self, value: type, **kwargs: object) -> None:
-        super().__init__(**kwargs)
-        self.value = value
-
-    def __repr__(self) -> str:
-        return f"TorchManagerClassVariable({self.value.__name__})"
-
-    def python_type(self) -> type:
-        return type(self.value)
-
-    def as_python_constant(self) -> type:
-        return self.value
 
     def call_function(
         self,
