@@ -57,8 +57,7 @@ def assemble(instructions: list[Instruction], template: CodeType, **replace: Any
     index_of = {id(inst): index for index, inst in enumerate(instructions)}
     tables = Tables(fields, instructions)
     args = [encode_arg(index, inst, tables) for index, inst in enumerate(instructions)]
-    if ENCODING.unchecked_load_fast:
-        check_loads_of_unbound_locals(instructions, fields)
+    check_loads_of_unbound_locals(instructions, fields)
     opnames = [_directed_opname(index, inst, index_of) for index, inst in enumerate(instructions)]
     stacksize = max_stack_depth(instructions, opnames, args)
     starts = _layout(instructions, opnames, args, index_of)

@@ -1,7 +1,7 @@
 """Checks of an instruction list that `assemble` runs besides those of argvals
 (arguments.py) and of the stack (stack.py). Each raises BytecodeError naming the
-instruction: an opcode this Python lacks, a jump or handler outside the list, a 3.12+
-LOAD_FAST that would read an unbound local.
+instruction: an opcode this Python lacks, a jump or handler outside the list, a
+LOAD_FAST of a local that nothing binds.
 """
 
 from __future__ import annotations
@@ -38,9 +38,11 @@ def _check_exception_entry(index: int, inst: Instruction, members: set[int]) -> 
 
 
 def check_loads_of_unbound_locals(instructions: list[Instruction], fields: dict[str, Any]) -> None:
-    """3.12+ LOAD_FAST reads a local without checking that it is bound, which crashes if it
-    is not. Refuse the sure case: a local that is no argument, cell or free variable and
-    that no instruction stores. (Whether every path stores it first is not checked.)"""
+    """Refuse the sure case of reading an unbound local: a LOAD_FAST of a name that is no
+    argument, cell or free variable and that no instruction stores. On 3.12+ LOAD_FAST
+    does not check (it would crash); before 3.12 it raises UnboundLocalError, which in
+    generated code would reach the user's call instead of making the frame run eagerly.
+    (Whether every path stores it first is not checked; LOAD_FAST_CHECK is not refused.)"""
     bound = {*_arguments(fields), *fields["co_cellvars"], *fields["co_freevars"]}
     bound.update(name for inst in instructions for name in _stored_locals(inst))
     for index, inst in enumerate(instructions):

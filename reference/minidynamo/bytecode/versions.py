@@ -29,8 +29,6 @@ class Encoding:
     compare_to_bool_bit: int
     # *_DEREF index varnames + unshared cells + freevars (3.11+), else cellvars + freevars.
     deref_in_localsplus: bool
-    # LOAD_FAST trusts the compiler that the local is bound (3.12+; LOAD_FAST_CHECK checks).
-    unchecked_load_fast: bool
     # One BINARY_OP with an operator argument (3.11+), else BINARY_ADD, INPLACE_ADD ...
     binary_op: bool
     # SWAP n / COPY n (3.11+), else ROT_TWO ... ROT_N / DUP_TOP.
@@ -60,7 +58,6 @@ PY310 = Encoding(
     compare_masks=False,
     compare_to_bool_bit=0,
     deref_in_localsplus=False,
-    unchecked_load_fast=False,
     binary_op=False,
     swap_copy=False,
     resume=False,
@@ -99,7 +96,6 @@ PY312 = replace(
     },
     compare_shift=4,
     compare_masks=True,
-    unchecked_load_fast=True,
     merge_locations=True,
     load_method="LOAD_ATTR",
     call=("CALL",),
