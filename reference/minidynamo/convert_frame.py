@@ -23,7 +23,7 @@ from collections.abc import Callable
 from torch.fx.experimental.symbolic_shapes import ConstraintViolationError
 
 from minidynamo import code_table, config, eval_frame, events, logs, resume, trace_rules
-from minidynamo.bytecode import dis_text
+from minidynamo.bytecode import dis_text, python_source
 from minidynamo.code_table import CodeTable
 from minidynamo.codegen import modified_code
 from minidynamo.exc import BackendCompilerFailed, RecompileLimitExceeded, SkipFrame, Unsupported
@@ -36,6 +36,7 @@ log = logging.getLogger("minidynamo")
 guards_log = logs.get_logger("guards")
 recompiles_log = logs.get_logger("recompiles")
 bytecode_log = logs.get_logger("bytecode")
+bytecode_source_log = logs.get_logger("bytecode_source")
 graph_breaks_log = logs.get_logger("graph_breaks")
 dynamic_log = logs.get_logger("dynamic")
 trace_log = logs.get_logger("trace")
@@ -169,6 +170,11 @@ def failed_stage(error: BaseException) -> str:
         if filename.startswith(_PACKAGE_DIR):
             stage = os.path.splitext(filename[len(_PACKAGE_DIR) :])[0].replace(os.sep, ".")
     return stage
+
+
+def _title(code: types.CodeType) -> str:
+    """How bytecode logs name a code object: `fn script.py line 3`."""
+    return f"{code.co_name} {os.path.basename(code.co_filename)} line {code.co_firstlineno}"
 
 
 def where(code: types.CodeType) -> str:
@@ -307,11 +313,13 @@ class ConvertFrame:
         if guards_log.isEnabledFor(logging.DEBUG):
             guards_log.debug("GUARDS:\n%s", output.guards.text())
         if bytecode_log.isEnabledFor(logging.DEBUG):
-            title = (
-                f"{code.co_name} {os.path.basename(code.co_filename)} line {code.co_firstlineno}"
-            )
+            title = _title(code)
             bytecode_log.debug("ORIGINAL BYTECODE %s\n%s", title, dis_text(code))
             bytecode_log.debug("MODIFIED BYTECODE %s\n%s", title, dis_text(new_code))
+        if bytecode_source_log.isEnabledFor(logging.DEBUG):
+            bytecode_source_log.debug(
+                "MODIFIED BYTECODE AS PYTHON %s\n%s", _title(code), python_source(new_code)
+            )
         return CacheEntry(check_fn, replacement, new_code)
 
     def translate(

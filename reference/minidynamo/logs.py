@@ -18,6 +18,7 @@ CHANNELS = (
     "guards",
     "recompiles",
     "bytecode",
+    "bytecode_source",
     "trace",
     "graph_breaks",
     "dynamic",

@@ -23,6 +23,16 @@ def test_modified_bytecode(golden_version) -> None:
     assert text == golden_version
 
 
+def test_modified_bytecode_as_python(golden_version) -> None:
+    """The `bytecode_source` channel: depyf's decompiled source of fn and of its
+    continuation on 3.10-3.12; on 3.13, which depyf 0.20 cannot read, a line saying so."""
+    example = GRAPH_BREAK_EXAMPLE
+    source = Example("print_source", example.filename, ("bytecode_source",), example.source)
+    text = demo.run_example(source)
+    assert text.count("MODIFIED BYTECODE AS PYTHON") == 2
+    assert text == golden_version
+
+
 def fn(a):
     b = a + 2
     print("Hi")

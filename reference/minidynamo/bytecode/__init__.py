@@ -2,7 +2,8 @@
 
 convert_frame `decode`s a frame's code for InstructionTranslator; codegen builds new code
 with the `create_*` helpers and `assemble`s it; `dis_text` prints it for logs and golden
-files. Every difference between CPython versions in how bytecode is encoded stays here.
+files and `python_source` decompiles it for readers. Every difference between CPython
+versions in how bytecode is encoded stays here.
 """
 
 from .assemble import assemble
@@ -39,6 +40,7 @@ from .create import (
     without_method_calls,
 )
 from .decode import decode
+from .decompiled import python_source
 from .instruction import BytecodeError, ExceptionTableEntry, Instruction, Positions, exception_table
 from .listing import dis_text
 from .stack import stack_effect
@@ -74,13 +76,14 @@ __all__ = [
     "create_resume",
     "create_return_value",
     "create_rot_n",
-    "create_try_finally",
-    "without_method_calls",
     "create_store_fast",
     "create_swap",
+    "create_try_finally",
     "create_unpack_sequence",
     "decode",
     "dis_text",
     "exception_table",
+    "python_source",
     "stack_effect",
+    "without_method_calls",
 ]
