@@ -245,3 +245,59 @@ def named_buffers_with_prefix(x):
 )
 def next_parameter_dtype():
     return CastsToParameterDtype()
+
+
+class Doubled(nn.Module):
+    """A user subclass that keeps nn.Module's own constructor."""
+
+    def forward(self, x):
+        return x * 2
+
+
+@case(
+    tags=["nn-module", "fullgraph", "real-models"],
+    calls=[Call(T(2, 3)), Call(T(2, 3))],
+    options={"fullgraph": True},
+    expect=Expect(frames=1, graphs=1),
+)
+def activation_made_in_function(x):
+    """`nn.ReLU()` made inside the compiled function (DistilBERT's feed-forward does so):
+    torch's constructor runs at trace time; its API-usage log is in the graph."""
+    return nn.ReLU()(x) + nn.Softmax(dim=-1)(x)
+
+
+@case(
+    tags=["nn-module", "fullgraph"],
+    calls=[Call(T(2, 3))],
+    options={"fullgraph": True},
+    expect=Expect(frames=1, graphs=1),
+)
+def dropout_made_then_eval(x):
+    """`m.eval()` on a module made in the trace: dropout then does nothing."""
+    drop = nn.Dropout(0.5)
+    drop.eval()
+    return drop(x)
+
+
+@case(
+    tags=["nn-module", "fullgraph", "inlining"],
+    calls=[Call(T(3))],
+    options={"fullgraph": True},
+    expect=Expect(frames=1, graphs=1),
+)
+def user_module_made_in_function(x):
+    """A user subclass without an `__init__` of its own, made and called."""
+    return Doubled()(x) + 1
+
+
+@case(
+    tags=["nn-module", "side-effects"],
+    calls=[Call(T(3)), Call(T(3))],
+    expect=Expect(frames=1, graphs=1),
+)
+def module_made_and_returned(x):
+    """A module made in the function outlives it: the caller gets a new `nn.GELU` each
+    call, with the attribute the function stored on it."""
+    act = nn.GELU(approximate="tanh")
+    act.scale = 3
+    return act, act(x) * act.scale

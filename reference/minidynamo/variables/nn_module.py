@@ -7,7 +7,8 @@ and `_modules` dicts and sourced through them, as real Dynamo does
 class's own ``__call__``, or ``forward`` (an instance's own first) between its forward
 hooks (polyfills/nn_module.py), which are guarded where a module has them. As in Dynamo
 (`skip_nnmodule_hook_guards`), a module without hooks is not guarded against gaining
-some; backward hooks are not traced.
+some; backward hooks are not traced. A module the traced code makes (`nn.ReLU()`) is a
+`NewNNModuleVariable` (`make_module`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from minidynamo.variables.misc import GetAttrVariable
 from minidynamo.variables.user_defined import UserDefinedObjectVariable, user_slot
 
 if TYPE_CHECKING:
+    from minidynamo.codegen import PyCodegen
     from minidynamo.symbolic_convert import InstructionTranslatorBase
     from torch._guards import Source
 
@@ -217,6 +219,89 @@ class NNModuleVariable(UserDefinedObjectVariable):
                 takes_kwargs = ConstantVariable(hook_id in kwargs_table)
                 pairs.append(TupleVariable([hook_vt, takes_kwargs]))
         return pairs
+
+
+class NewNNModuleVariable(NNModuleVariable):
+    """A module the traced code made with torch's constructor, made now (`make_module`).
+    What the trace stores on it lives in SideEffects; where it outlives the frame, the
+    generated code makes it again with the same arguments and then stores those."""
+
+    def __init__(
+        self,
+        value: torch.nn.Module,
+        *,
+        made_by: tuple[VariableTracker, tuple, tuple[tuple[str, object], ...]],
+    ) -> None:
+        super().__init__(value)
+        self.made_by = made_by
+
+    def is_new_object(self) -> bool:
+        return True
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        cls_vt, args, kwargs = self.made_by
+        attributes = codegen.output.side_effects.new_object_attributes(self)
+        codegen.load_installed("__import_remake_module", remake_module, push_null=True)
+        codegen(cls_vt)
+        codegen.load_const(args)
+        codegen.load_const(kwargs)
+        for name, value in attributes:
+            codegen.load_const(name)
+            codegen(value)
+        codegen.build(dict, len(attributes))
+        codegen.call(4)
+
+
+def remake_module(
+    cls: type, args: tuple, kwargs: tuple[tuple[str, object], ...], attributes: dict
+) -> torch.nn.Module:
+    """The generated code's `cls(*args, **kwargs)`, then the attributes the trace stored
+    (through `nn.Module.__setattr__`, as the traced code stored them)."""
+    module = cls(*args, **dict(kwargs))
+    for name, value in attributes.items():
+        setattr(module, name, value)
+    return module
+
+
+def make_module(
+    tx: InstructionTranslatorBase,
+    cls_vt: VariableTracker,
+    args: list[VariableTracker],
+    kwargs: dict[str, VariableTracker],
+) -> NewNNModuleVariable:
+    """``nn.ReLU()``, ``nn.Dropout(p)``, a user subclass keeping torch's ``__init__``:
+    torch's constructor is library code with no effect outside the new object, so it runs
+    now with the constant arguments, and its one outside effect (the API-usage log) is
+    recorded as Dynamo's graph records it. Only modules without tensors: Dynamo refuses
+    to make parameters in a trace too, and the generated code must be able to make the
+    same module again (the RNG state a constructor uses is given back)."""
+    cls = cls_vt.as_python_constant()
+    init = inspect.getattr_static(cls, "__init__")
+    if not _is_torch_code(init):
+        unimplemented(f"{cls.__qualname__}() made in the trace: its __init__ is user code")
+    if not all(a.is_python_constant() for a in [*args, *kwargs.values()]):
+        unimplemented(f"{cls.__qualname__}() made in the trace with non-constant arguments")
+    values = tuple(a.as_python_constant() for a in args)
+    keywords = tuple((k, v.as_python_constant()) for k, v in kwargs.items())
+    rng = torch.get_rng_state()
+    try:
+        module = cls(*values, **dict(keywords))
+    finally:
+        torch.set_rng_state(rng)
+    if any(
+        isinstance(value, torch.Tensor) or (name in _REGISTRIES[:2] and value)
+        for sub in module.modules()
+        for name, value in vars(sub).items()
+    ):
+        unimplemented(f"{cls.__qualname__}() made in the trace holds tensors (parameters)")
+    usage = [ConstantVariable("python.nn_module")]
+    tx.output.call(tx, "call_function", torch._C._log_api_usage_once, usage)
+    return NewNNModuleVariable(module, made_by=(cls_vt, values, keywords))
+
+
+def _is_torch_code(fn: object) -> bool:
+    code = getattr(fn, "__code__", None)
+    return code is not None and (getattr(fn, "__module__", "") or "").startswith("torch.")
 
 
 def _member_source(root: Source, qualname: str, registry: str | None) -> Source:

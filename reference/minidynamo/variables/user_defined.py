@@ -17,6 +17,7 @@ import operator
 import types
 from typing import TYPE_CHECKING, Any
 
+import torch
 from minidynamo import graph_break_registry as gb
 from minidynamo.bytecode import create_dup_top, create_instruction, create_swap
 from minidynamo.exc import ObservedException, unimplemented
@@ -201,6 +202,10 @@ class UserDefinedClassVariable(VariableTracker):
             return super().call_function(tx, args, kwargs)
         if is_namedtuple(cls):
             return self.call_namedtuple(tx, args, kwargs)
+        if issubclass(cls, torch.nn.Module):
+            from minidynamo.variables.nn_module import make_module
+
+            return make_module(tx, self, args, kwargs)
         problem = plain_class_problem(cls)
         if problem is not None:
             unimplemented(f"call to {self!r}: {problem}", gb.UNSUPPORTED_CALL)
