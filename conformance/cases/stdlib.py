@@ -478,3 +478,22 @@ def environ_membership(x):
     if "CONFORMANCE_UNSET_FLAG" in os.environ:
         return x
     return x + 1
+
+
+# itertools.groupby
+
+
+@case(tags=["stdlib", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH)
+def groupby_runs_of_equal_items(x):
+    """Runs of equal items, each group consumed before the next key."""
+    return [x * key * len(list(group)) for key, group in itertools.groupby([1, 1, 2, 3, 3, 3])]
+
+
+@case(tags=["stdlib", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH)
+def groupby_group_emptied_by_advancing(x):
+    """A group shares the input with groupby: moving to the next key empties it (the
+    first list is [], as CPython's C iterator gives)."""
+    groups = itertools.groupby([1, 3, 2], key=lambda v: v % 2)
+    odd, first = next(groups)
+    even, second = next(groups)
+    return x + odd + even, list(first), list(second)

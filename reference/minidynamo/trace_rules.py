@@ -184,6 +184,7 @@ POLYFILLS: dict[Callable, Callable] = {
     itertools.combinations: itertools_polyfills.combinations,
     itertools.permutations: itertools_polyfills.permutations,
     itertools.zip_longest: itertools_polyfills.zip_longest,
+    itertools.groupby: itertools_polyfills.groupby,
     itertools.accumulate: itertools_polyfills.accumulate,
     itertools.islice: itertools_polyfills.islice,
     itertools.repeat: itertools_polyfills.repeat,

@@ -119,3 +119,34 @@ def pairwise(iterable: Iterable) -> Iterator[tuple]:
             yield previous, item
         previous = item
         first = False
+
+
+def groupby(iterable: Iterable, key: Callable | None = None) -> Iterator[tuple[Any, Iterator]]:
+    """CPython's documented equivalent: each group is a lazy iterator over the shared
+    input, emptied when the caller moves on to the next key."""
+    keyfunc = (lambda value: value) if key is None else key
+    iterator = iter(iterable)
+    exhausted = False
+
+    def grouper(target_key: Any) -> Iterator:
+        nonlocal current_value, current_key, exhausted
+        yield current_value
+        for current_value in iterator:
+            current_key = keyfunc(current_value)
+            if current_key != target_key:
+                return
+            yield current_value
+        exhausted = True
+
+    try:
+        current_value = next(iterator)
+    except StopIteration:
+        return
+    current_key = keyfunc(current_value)
+    while not exhausted:
+        target_key = current_key
+        group = grouper(target_key)
+        yield current_key, group
+        if current_key == target_key:
+            for _ in group:
+                pass
