@@ -80,6 +80,8 @@ class OutputGraph:
         self.fake_mode = self.shapes.fake_mode
         self.guards = GuardSet()
         self.input_by_id: dict[int, VariableTracker] = {}
+        # Where the trace found nn.Modules: their int attributes stay constants.
+        self.module_sources: set[Source] = set()
         self.root_globals = f_globals
         self.installed_globals: dict[str, Any] = {}
         self.backend = backend

@@ -348,6 +348,13 @@ class ShapePolicy:
         inputs, self._new_inputs = self._new_inputs, []
         return inputs
 
+    def is_symbolic_int(self, value: int, source: Source) -> bool:
+        """Whether `wrap_int` would make `value` a symbol now (records nothing)."""
+        if isinstance(value, bool):
+            return False
+        seen = self.frame_state.ints.get(source.name, value)
+        return self.dynamism.symbolic(seen != value)
+
     def wrap_int(self, value: int, source: Source) -> int | torch.SymInt:
         """Input `value` (read from `source`) as the trace sees it: the int itself (to be
         guarded as a constant), or, where the `Dynamism` says so, a SymInt that the graph
