@@ -168,3 +168,25 @@ def computed(fn: Callable, args: list[VariableTracker]) -> VariableTracker | Non
     if type(value) not in LAZY_TYPES:
         return None
     return ComputedLazyConstantVariable(op, args, value)  # type: ignore[arg-type]
+
+
+def realize_within(value: object, seen: set[int] | None = None) -> None:
+    """Realize every lazy constant in `value` and the VariableTrackers it holds: for a
+    value rebuilt after the side effects are replayed, when its source may have changed."""
+    from minidynamo.variables.base import VariableTracker
+
+    seen = set() if seen is None else seen
+    if id(value) in seen:
+        return
+    seen.add(id(value))
+    if isinstance(value, _LAZY_KINDS):
+        value.realize()
+    elif isinstance(value, VariableTracker):
+        for item in vars(value).values():
+            realize_within(item, seen)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            realize_within(item, seen)
+    elif isinstance(value, dict):
+        for item in value.values():
+            realize_within(item, seen)
