@@ -414,6 +414,32 @@ def global_read_unused(x):
     return x + 1
 
 
+@case(
+    tags=["recompiles", "globals", "side-effects"],
+    calls=_sizes(3, 3, 3, 3),
+    expect=Expect(frames=1, graphs=1),
+)
+def global_pair_swapped(x):
+    """`A, B = B, A` of two globals: both new values are read before either is stored."""
+    global COUNTER, STEP
+    COUNTER, STEP = STEP, COUNTER
+    return x + 1
+
+
+@case(
+    tags=["recompiles", "globals", "side-effects"],
+    calls=_sizes(3, 3, 3, 3),
+    expect=Expect(frames=1, graphs=1),
+)
+def global_old_value_kept(x):
+    """The value a local took before the global was rebound is the old one, though it
+    is read from the global after the graph."""
+    global COUNTER
+    old = COUNTER
+    COUNTER = COUNTER + 10
+    return x + 1, old
+
+
 # What still guards on the value.
 
 
@@ -488,6 +514,17 @@ def make_counting_closure():
     return step
 
 
+def make_counting_closure_scaling():
+    c = 0
+
+    def step(x):
+        nonlocal c
+        c += 1
+        return x * c
+
+    return step
+
+
 def make_counting_closure_returning():
     c = 0
 
@@ -531,3 +568,29 @@ def argument_attribute_turns_dynamic(x, tally):
     argument itself would: a constant first, after it changed a SymInt input."""
     tally.n += 1
     return x * tally.n
+
+
+@case(
+    tags=["recompiles", "globals", "guards"],
+    calls=_sizes(3, 3, 3, 3),
+    expect=Expect(frames=4, graphs=4),
+)
+def global_counter_in_long_loop(x):
+    """A count computed by more than 64 operations is guarded on its value instead of
+    rebuilt (Dynamo's computed_lazy_constant_max_nodes)."""
+    global COUNTER
+    for _ in range(70):
+        COUNTER += 1
+    return x + 1
+
+
+@case(
+    tags=["recompiles", "closures", "dynamic-shapes"],
+    calls=_sizes(3, 3, 3, 3),
+    expect=Expect(frames=2, graphs=2),
+    factory=True,
+)
+def closure_counter_turns_dynamic():
+    """A cell's count in tensor math is guarded on its value, then, having changed, a
+    SymInt input (automatic dynamic, as for an argument)."""
+    return make_counting_closure_scaling()

@@ -94,14 +94,22 @@ def wrap_class(cls: type, source: Source | None = None) -> VariableTracker:
 
 class VariableBuilder:
     """Wraps values read from `source`; ``guard=False`` for values of library
-    namespaces (torch, the stdlib), which are assumed not to change."""
+    namespaces (torch, the stdlib), which are assumed not to change; ``lazy=False`` for
+    an argument the frame keeps in a cell, guarded as any argument is, not as a closure
+    variable."""
 
     def __init__(
-        self, tx: InstructionTranslatorBase, source: Source | None, *, guard: bool = True
+        self,
+        tx: InstructionTranslatorBase,
+        source: Source | None,
+        *,
+        guard: bool = True,
+        lazy: bool = True,
     ) -> None:
         self.tx = tx
         self.source = source
         self.guards = tx.output.guards if guard and source is not None else None
+        self.lazy = lazy
 
     def __call__(self, value: object) -> VariableTracker:
         if is_constant_value(value) and not isinstance(value, (tuple, list)):
@@ -135,15 +143,12 @@ class VariableBuilder:
         return VariableBuilder(self.tx, source, guard=self.guards is not None)
 
     def wrap_constant(self, value: object) -> VariableTracker:
-        if type(value) in LAZY_TYPES and self.guards is not None and _is_lazy_source(self.source):
+        guarded = self.guards is not None
+        if type(value) in LAZY_TYPES and guarded and self.lazy and _is_lazy_source(self.source):
             lazy = self.wrap_lazy(value)
             if lazy is not None:
                 return lazy
-        if (
-            type(value) is int
-            and self.guards is not None
-            and _may_be_symbolic(self.source, self.tx)
-        ):
+        if type(value) is int and guarded and _may_be_symbolic(self.source, self.tx):
             return self.wrap_int(value)
         if self.guards is not None and isinstance(value, enum.Enum):
             self.guards.add_id_match(self.source, value)  # as Dynamo: the member itself

@@ -211,6 +211,15 @@ class Dynamism:
         int_zero_and_one_not_specialized
     an int read from a global   any                           -> constant, compiled anew
         global_int_stays_static
+    an int attribute of an      defaults                      -> as its argument: a symbol
+    argument (L['o'].n; not of an nn.Module)
+        argument_attribute_turns_dynamic, guards.attribute_value_changes
+    a scalar of a global or     any                           -> no compile where the trace
+    a cell that the trace only stores back, returns or adds/multiplies with constants: it
+    is guarded on its type (variables/lazy.py); read as a value, as the rows above
+        global_counter_incremented, global_counter_returned, closure_counter_incremented,
+        global_read_unused, global_counter_in_branch, global_counter_in_tensor_math,
+        global_counter_in_long_loop, closure_counter_turns_dynamic
     a float                     specialize_float=True (only)  -> constant, compiled anew
         float_scalar_specialized, float_scalar_turns_dynamic (Dynamo's default: listed)
     a bool                      any                           -> constant; entries reused
