@@ -37,16 +37,8 @@ COMPUTED_OPERATORS: dict[Callable, Callable] = {
 }
 
 
-class LazyConstantVariable(ConstantVariable):
-    """A scalar read from `source`, guarded on its type; `realize` (any read of its
-    value) adds the guard on the value, through `on_realize`."""
-
-    def __init__(
-        self, value: object, *, source: Source, guards: GuardSet, on_realize: Callable[[], None]
-    ) -> None:
-        super().__init__(value, source=source)
-        self._on_realize: Callable[[], None] | None = on_realize
-        guards.add_type_match(source, value)
+class _LazyValue(ConstantVariable):
+    """A constant whose value guard is added by `realize`, on the first read of `value`."""
 
     @property
     def value(self) -> Any:  # type: ignore[override]
@@ -59,6 +51,35 @@ class LazyConstantVariable(ConstantVariable):
 
     @property
     def realized(self) -> bool:
+        raise NotImplementedError
+
+    def realize(self) -> None:
+        raise NotImplementedError
+
+    def peek(self) -> Any:
+        """The value, for a computation whose result stays lazy: no guard."""
+        return self._value
+
+    def python_type(self) -> type:
+        return type(self._value)  # its type (or its operands' types) is guarded already
+
+    def is_python_constant(self) -> bool:
+        return True
+
+
+class LazyConstantVariable(_LazyValue):
+    """A scalar read from `source`, guarded on its type; `realize` adds the guard on
+    its value, through `on_realize`."""
+
+    def __init__(
+        self, value: object, *, source: Source, guards: GuardSet, on_realize: Callable[[], None]
+    ) -> None:
+        super().__init__(value, source=source)
+        self._on_realize: Callable[[], None] | None = on_realize
+        guards.add_type_match(source, value)
+
+    @property
+    def realized(self) -> bool:
         return self._on_realize is None
 
     def realize(self) -> None:
@@ -66,19 +87,9 @@ class LazyConstantVariable(ConstantVariable):
             on_realize, self._on_realize = self._on_realize, None
             on_realize()
 
-    def peek(self) -> Any:
-        """The value, for a computation whose result stays lazy: no guard."""
-        return self._value
-
     def __repr__(self) -> str:
         state = "" if self.realized else "lazy "
         return f"ConstantVariable({state}{type(self._value).__name__}: {self._value!r})"
-
-    def python_type(self) -> type:
-        return type(self._value)  # its type is guarded already
-
-    def is_python_constant(self) -> bool:
-        return True
 
     def reconstruct(self, codegen: PyCodegen) -> None:
         if self.realized:
@@ -87,7 +98,7 @@ class LazyConstantVariable(ConstantVariable):
             self.source.reconstruct(codegen)  # type: ignore[union-attr]
 
 
-class ComputedLazyConstantVariable(ConstantVariable):
+class ComputedLazyConstantVariable(_LazyValue):
     """``op(*args)`` over lazy constants and constants, computed now from their values
     but guarded only on their types; rebuilt after the graph as ``op(*args)`` from the
     operands' sources unless the trace read its value (which realizes the operands)."""
@@ -99,34 +110,16 @@ class ComputedLazyConstantVariable(ConstantVariable):
         self.nodes = 1 + sum(arg.nodes for arg in args if isinstance(arg, type(self)))
 
     @property
-    def value(self) -> Any:  # type: ignore[override]
-        self.realize()
-        return self._value
-
-    @value.setter
-    def value(self, value: object) -> None:
-        self._value = value
-
-    @property
     def realized(self) -> bool:
-        return all(arg.realized for arg in self.args if isinstance(arg, _LAZY_KINDS))
+        return all(arg.realized for arg in self.args if isinstance(arg, _LazyValue))
 
     def realize(self) -> None:
         for arg in self.args:
-            if isinstance(arg, _LAZY_KINDS):
+            if isinstance(arg, _LazyValue):
                 arg.realize()
-
-    def peek(self) -> Any:
-        return self._value
 
     def __repr__(self) -> str:
         return f"ConstantVariable(computed {type(self._value).__name__}: {self._value!r})"
-
-    def python_type(self) -> type:
-        return type(self._value)
-
-    def is_python_constant(self) -> bool:
-        return True
 
     def reconstruct(self, codegen: PyCodegen) -> None:
         if self.realized:
@@ -137,8 +130,6 @@ class ComputedLazyConstantVariable(ConstantVariable):
             codegen(arg)
         codegen.call(len(self.args))
 
-
-_LAZY_KINDS = (LazyConstantVariable, ComputedLazyConstantVariable)
 
 # The most operations one computation rebuilds (Dynamo's computed_lazy_constant_max_nodes):
 # a counter incremented in a long loop is guarded on its value instead.
@@ -153,12 +144,12 @@ def computed(fn: Callable, args: list[VariableTracker]) -> VariableTracker | Non
         return None
     if not all(isinstance(arg, ConstantVariable) for arg in args):
         return None
-    if not any(isinstance(arg, _LAZY_KINDS) and not arg.realized for arg in args):
+    if not any(isinstance(arg, _LazyValue) and not arg.realized for arg in args):
         return None
     nodes = 1 + sum(arg.nodes for arg in args if isinstance(arg, ComputedLazyConstantVariable))
     if nodes > MAX_NODES:
         return None
-    values = [arg.peek() if isinstance(arg, _LAZY_KINDS) else arg.value for arg in args]
+    values = [arg.peek() if isinstance(arg, _LazyValue) else arg.value for arg in args]
     if not all(type(value) in LAZY_TYPES for value in values):
         return None
     try:
@@ -179,7 +170,7 @@ def realize_within(value: object, seen: set[int] | None = None) -> None:
     if id(value) in seen:
         return
     seen.add(id(value))
-    if isinstance(value, _LAZY_KINDS):
+    if isinstance(value, _LazyValue):
         value.realize()
     elif isinstance(value, VariableTracker):
         for item in vars(value).values():
