@@ -299,3 +299,298 @@ def limit_callee_runs_uncompiled(x, mode):
 def limit_under_fullgraph_raises(x, mode):
     """Under fullgraph=True, the call that needs a compile past the limit raises."""
     return x * len(mode)
+
+
+# Python scalars read from globals and closures are guarded only as far as the trace uses
+# them (Dynamo's LazyConstantVariable): a counter only stored back, returned or computed
+# with constants keeps its type guard, so a new value reuses the graph; a value the trace
+# branches on, formats or puts in tensor math is guarded on its value.
+
+COUNTER = 0
+RATE = 1.0
+STEP = 1
+LABEL = "run"
+TOTALS = {"n": 0}
+
+
+class _Tally:
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+
+TALLY = _Tally(0)
+
+
+def _bump_counter() -> None:
+    global COUNTER
+    COUNTER += 1
+
+
+@case(
+    tags=["recompiles", "globals", "side-effects"],
+    calls=_sizes(3, 3, 3, 3),
+    expect=Expect(frames=1, graphs=1),
+)
+def global_counter_incremented(x):
+    """`COUNTER += 1` only stores the global back: computed at run time from the real
+    global, guarded on its type alone, so each new count reuses the graph."""
+    global COUNTER
+    COUNTER += 1
+    return x + 1
+
+
+@case(
+    tags=["recompiles", "globals", "side-effects"],
+    calls=_sizes(3, 3, 3, 3),
+    expect=Expect(frames=1, graphs=1),
+)
+def global_float_decremented(x):
+    """A float global decremented and stored back: one graph, as for an int."""
+    global RATE
+    RATE -= 0.5
+    return x.sin()
+
+
+@case(
+    tags=["recompiles", "globals", "side-effects"],
+    calls=_sizes(3, 3, 3, 3),
+    expect=Expect(frames=1, graphs=1),
+)
+def global_rebound_to_product(x):
+    """`STEP = STEP * 2` rebinds the global to a product computed at run time."""
+    global STEP
+    STEP = STEP * 2
+    return x.cos()
+
+
+@case(
+    tags=["recompiles", "globals", "side-effects"],
+    calls=_sizes(3, 3, 3, 3),
+    expect=Expect(frames=1, graphs=1),
+)
+def global_str_extended(x):
+    """A str global extended by a constant: computed at run time too."""
+    global LABEL
+    LABEL = LABEL + "!"
+    return x * 2
+
+
+@case(
+    tags=["recompiles", "globals", "inlining"],
+    calls=_sizes(3, 3, 3, 3),
+    expect=Expect(frames=1, graphs=1),
+)
+def global_counter_in_helper(x):
+    """The increment made by an inlined helper is computed at run time as well."""
+    _bump_counter()
+    return x + 1
+
+
+@case(tags=["recompiles", "globals"], calls=_sizes(3, 3, 3, 3), expect=Expect(frames=1, graphs=1))
+def global_counter_twice(x):
+    """Two increments in one frame: a computation of a computation."""
+    global COUNTER
+    COUNTER += 1
+    COUNTER += 2
+    return x + 1
+
+
+@case(tags=["recompiles", "globals"], calls=_sizes(3, 3, 3, 3), expect=Expect(frames=1, graphs=1))
+def global_counter_returned(x):
+    """The new count returned with the graph's result: rebuilt from the global."""
+    global COUNTER
+    COUNTER += 1
+    return x + 1, COUNTER
+
+
+@case(
+    tags=["recompiles", "globals"],
+    calls=[Call(T(3), before=_set_scale(v)) for v in (2, 3, 4)],
+    expect=Expect(frames=1, graphs=1),
+)
+def global_read_unused(x):
+    """A sum of a global that the frame computes and drops guards nothing but its type."""
+    z = SCALE + 1  # noqa: F841
+    return x + 1
+
+
+@case(
+    tags=["recompiles", "globals", "side-effects"],
+    calls=_sizes(3, 3, 3, 3),
+    expect=Expect(frames=1, graphs=1),
+)
+def global_pair_swapped(x):
+    """`A, B = B, A` of two globals: both new values are read before either is stored."""
+    global COUNTER, STEP
+    COUNTER, STEP = STEP, COUNTER
+    return x + 1
+
+
+@case(
+    tags=["recompiles", "globals", "side-effects"],
+    calls=_sizes(3, 3, 3, 3),
+    expect=Expect(frames=1, graphs=1),
+)
+def global_old_value_kept(x):
+    """The value a local took before the global was rebound is the old one, though it
+    is read from the global after the graph."""
+    global COUNTER
+    old = COUNTER
+    COUNTER = COUNTER + 10
+    return x + 1, old
+
+
+# What still guards on the value.
+
+
+@case(
+    tags=["recompiles", "globals", "guards"],
+    calls=_sizes(3, 3, 3, 3),
+    expect=Expect(frames=4, graphs=4),
+)
+def global_counter_in_branch(x):
+    """A branch on the new count needs its value: one compile per count."""
+    global COUNTER
+    COUNTER += 1
+    if COUNTER > 2:
+        return x + 1
+    return x - 1
+
+
+@case(
+    tags=["recompiles", "globals", "guards"],
+    calls=_sizes(3, 3, 3, 3),
+    expect=Expect(frames=4, graphs=4),
+)
+def global_counter_in_tensor_math(x):
+    """The count added to a tensor is a constant of the graph: guarded on its value."""
+    global COUNTER
+    COUNTER += 1
+    return x + COUNTER
+
+
+@case(
+    tags=["recompiles", "globals", "guards"],
+    calls=_sizes(3, 3, 3, 3),
+    expect=Expect(frames=4, graphs=4),
+)
+def global_counter_formatted(x):
+    """An f-string of the count is built at trace time: guarded on its value."""
+    global COUNTER
+    COUNTER += 1
+    return x + 1, f"call {COUNTER}"
+
+
+@case(
+    tags=["recompiles", "globals", "guards"],
+    calls=_sizes(3, 3, 3, 3),
+    expect=Expect(frames=4, graphs=4),
+)
+def global_object_attribute_incremented(x):
+    """An attribute of a global object is guarded on its value, as before."""
+    TALLY.n += 1
+    return x + 1
+
+
+@case(
+    tags=["recompiles", "globals", "guards"],
+    calls=_sizes(3, 3, 3, 3),
+    expect=Expect(frames=4, graphs=4),
+)
+def global_dict_item_incremented(x):
+    """An item of a global dict is guarded on its value, as before."""
+    TOTALS["n"] += 1
+    return x + 1
+
+
+def make_counting_closure():
+    c = 0
+
+    def step(x):
+        nonlocal c
+        c += 1
+        return x + 1
+
+    return step
+
+
+def make_counting_closure_scaling():
+    c = 0
+
+    def step(x):
+        nonlocal c
+        c += 1
+        return x * c
+
+    return step
+
+
+def make_counting_closure_returning():
+    c = 0
+
+    def step(x):
+        nonlocal c
+        c += 1
+        return x + 1, c
+
+    return step
+
+
+@case(
+    tags=["recompiles", "closures"],
+    calls=_sizes(3, 3, 3, 3),
+    expect=Expect(frames=1, graphs=1),
+    factory=True,
+)
+def closure_counter_incremented():
+    """`nonlocal c; c += 1` in the compiled closure: computed at run time from the cell."""
+    return make_counting_closure()
+
+
+@case(
+    tags=["recompiles", "closures"],
+    calls=_sizes(3, 3, 3, 3),
+    expect=Expect(frames=1, graphs=1),
+    factory=True,
+)
+def closure_counter_returned():
+    """The new count of the cell returned: rebuilt from the cell, one graph."""
+    return make_counting_closure_returning()
+
+
+@case(
+    tags=["recompiles", "dynamic-shapes"],
+    calls=[Call(T(3), _Tally(n)) for n in (1, 2, 3, 4)],
+    expect=Expect(frames=2, graphs=2),
+)
+def argument_attribute_turns_dynamic(x, tally):
+    """An int attribute of an argument object follows automatic dynamic, as the
+    argument itself would: a constant first, after it changed a SymInt input."""
+    tally.n += 1
+    return x * tally.n
+
+
+@case(
+    tags=["recompiles", "globals", "guards"],
+    calls=_sizes(3, 3, 3, 3),
+    expect=Expect(frames=4, graphs=4),
+)
+def global_counter_in_long_loop(x):
+    """A count computed by more than 64 operations is guarded on its value instead of
+    rebuilt (Dynamo's computed_lazy_constant_max_nodes)."""
+    global COUNTER
+    for _ in range(70):
+        COUNTER += 1
+    return x + 1
+
+
+@case(
+    tags=["recompiles", "closures", "dynamic-shapes"],
+    calls=_sizes(3, 3, 3, 3),
+    expect=Expect(frames=2, graphs=2),
+    factory=True,
+)
+def closure_counter_turns_dynamic():
+    """A cell's count in tensor math is guarded on its value, then, having changed, a
+    SymInt input (automatic dynamic, as for an argument)."""
+    return make_counting_closure_scaling()

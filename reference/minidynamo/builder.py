@@ -24,6 +24,7 @@ from minidynamo.exc import unimplemented
 from minidynamo.source import (
     AttrSource,
     GetItemSource,
+    GlobalSource,
     LocalSource,
     NumpyTensorSource,
     placeholder_name,
@@ -53,6 +54,7 @@ from minidynamo.variables.functions import (
     UserFunctionVariable,
     UserMethodVariable,
 )
+from minidynamo.variables.lazy import LAZY_TYPES, LazyConstantVariable
 from minidynamo.variables.lists import (
     ListVariable,
     NamedTupleVariable,
@@ -92,14 +94,22 @@ def wrap_class(cls: type, source: Source | None = None) -> VariableTracker:
 
 class VariableBuilder:
     """Wraps values read from `source`; ``guard=False`` for values of library
-    namespaces (torch, the stdlib), which are assumed not to change."""
+    namespaces (torch, the stdlib), which are assumed not to change; ``lazy=False`` for
+    an argument the frame keeps in a cell, guarded as any argument is, not as a closure
+    variable."""
 
     def __init__(
-        self, tx: InstructionTranslatorBase, source: Source | None, *, guard: bool = True
+        self,
+        tx: InstructionTranslatorBase,
+        source: Source | None,
+        *,
+        guard: bool = True,
+        lazy: bool = True,
     ) -> None:
         self.tx = tx
         self.source = source
         self.guards = tx.output.guards if guard and source is not None else None
+        self.lazy = lazy
 
     def __call__(self, value: object) -> VariableTracker:
         if is_constant_value(value) and not isinstance(value, (tuple, list)):
@@ -133,13 +143,40 @@ class VariableBuilder:
         return VariableBuilder(self.tx, source, guard=self.guards is not None)
 
     def wrap_constant(self, value: object) -> VariableTracker:
-        if type(value) is int and self.guards is not None and _may_be_symbolic(self.source):
+        guarded = self.guards is not None
+        if type(value) in LAZY_TYPES and guarded and self.lazy and _is_lazy_source(self.source):
+            lazy = self.wrap_lazy(value)
+            if lazy is not None:
+                return lazy
+        if type(value) is int and guarded and _may_be_symbolic(self.source, self.tx):
             return self.wrap_int(value)
         if self.guards is not None and isinstance(value, enum.Enum):
             self.guards.add_id_match(self.source, value)  # as Dynamo: the member itself
         elif self.guards is not None:
             self.guards.add_constant_match(self.source, value)
         return ConstantVariable(value, source=self.source)
+
+    def wrap_lazy(self, value: object) -> VariableTracker | None:
+        """A scalar of a global or a closure cell, guarded on its value only when the
+        trace reads it (variables/lazy.py); None where it is a symbol already (an int of
+        a cell that changed between compiles)."""
+        guards, source = self.guards, self.source
+        assert guards is not None and source is not None
+        if type(value) is int and _may_be_symbolic(source, self.tx):
+            shapes = self.tx.output.shapes
+            if shapes.is_symbolic_int(value, source):
+                return None
+
+            def on_realize() -> None:
+                shapes.wrap_int(value, source)  # remembered, for automatic dynamic
+                guards.add_constant_match(source, value)
+
+        else:
+
+            def on_realize() -> None:
+                guards.add_constant_match(source, value)
+
+        return LazyConstantVariable(value, source=source, guards=guards, on_realize=on_realize)
 
     def wrap_int(self, value: int) -> VariableTracker:
         """An int input: a constant (guarded on its value), or, once the ShapePolicy says
@@ -261,6 +298,8 @@ class VariableBuilder:
         return kind([ConstantVariable(item) for item in value], source=self.source)
 
     def wrap_module(self, value: torch.nn.Module) -> VariableTracker:
+        if self.source is not None:
+            self.tx.output.module_sources.add(self.source)
         if self.guards is not None:
             self.guards.add_type_match(self.source, value)
         return NNModuleVariable(value, source=self.source)
@@ -400,12 +439,24 @@ _WRAPPERS: list[
 ]
 
 
-def _may_be_symbolic(source: Source) -> bool:
+def _is_lazy_source(source: Source | None) -> bool:
+    """A global, or a closure cell's contents (of the frame, or of a function it calls):
+    where Dynamo guards a scalar lazily."""
+    if isinstance(source, AttrSource):
+        return source.member == "cell_contents"
+    return isinstance(source, GlobalSource) or (isinstance(source, LocalSource) and source.is_cell)
+
+
+def _may_be_symbolic(source: Source, tx: InstructionTranslatorBase) -> bool:
     """Whether an int read from `source` may become a symbol: an argument or closure
-    variable of the frame, or an item of one. Globals, module attributes and function
-    defaults stay constants, as in Dynamo, which assumes a program does not mean to vary
-    those; so do a plain object's fields here (Dynamo lets those of an argument vary)."""
-    while isinstance(source, GetItemSource):
+    variable of the frame, or an item or attribute of one (``L['o'].n``). Globals and
+    what is reached from them, function defaults and the attributes of nn.Modules stay
+    constants, as in Dynamo, which assumes a program does not mean to vary those."""
+    while isinstance(source, (GetItemSource, AttrSource)):
+        if source in tx.output.module_sources:
+            return False
+        if isinstance(source, AttrSource) and source.member in ("__defaults__", "__kwdefaults__"):
+            return False
         source = source.base
     return isinstance(source, LocalSource)
 

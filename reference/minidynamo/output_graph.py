@@ -80,6 +80,8 @@ class OutputGraph:
         self.fake_mode = self.shapes.fake_mode
         self.guards = GuardSet()
         self.input_by_id: dict[int, VariableTracker] = {}
+        # Where the trace found nn.Modules: their int attributes stay constants.
+        self.module_sources: set[Source] = set()
         self.root_globals = f_globals
         self.installed_globals: dict[str, Any] = {}
         self.backend = backend
@@ -238,6 +240,7 @@ class OutputGraph:
         replayed in between: a value is reloaded from its source (``L['b']``), which a
         store to that local (``a, b = b, a``) or a replayed mutation would change."""
         from minidynamo.codegen import PyCodegen
+        from minidynamo.variables.lazy import realize_within
 
         def rebuild_values(shared: frozenset[int]) -> PyCodegen:
             rebuild = PyCodegen(self, graph_output_var="graph_out_0", shared=shared)
@@ -251,6 +254,7 @@ class OutputGraph:
                 rebuild.store_fast(name)
             for name, value in (stored_cells or {}).items():
                 if name in rebuild.closures or name in continuation_cells:
+                    realize_within(value)  # its global or cell may be replayed already
                     rebuild(value)
                     rebuild.store_deref(name)
             return rebuild

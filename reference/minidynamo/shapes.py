@@ -211,6 +211,15 @@ class Dynamism:
         int_zero_and_one_not_specialized
     an int read from a global   any                           -> constant, compiled anew
         global_int_stays_static
+    an int attribute of an      defaults                      -> as its argument: a symbol
+    argument (L['o'].n; not of an nn.Module)
+        argument_attribute_turns_dynamic, guards.attribute_value_changes
+    a scalar of a global or     any                           -> no compile where the trace
+    a cell that the trace only stores back, returns or adds/multiplies with constants: it
+    is guarded on its type (variables/lazy.py); read as a value, as the rows above
+        global_counter_incremented, global_counter_returned, closure_counter_incremented,
+        global_read_unused, global_counter_in_branch, global_counter_in_tensor_math,
+        global_counter_in_long_loop, closure_counter_turns_dynamic
     a float                     specialize_float=True (only)  -> constant, compiled anew
         float_scalar_specialized, float_scalar_turns_dynamic (Dynamo's default: listed)
     a bool                      any                           -> constant; entries reused
@@ -347,6 +356,13 @@ class ShapePolicy:
         graph input (``s0: torch.SymInt``) placed before the tensor input it came from."""
         inputs, self._new_inputs = self._new_inputs, []
         return inputs
+
+    def is_symbolic_int(self, value: int, source: Source) -> bool:
+        """Whether `wrap_int` would make `value` a symbol now (records nothing)."""
+        if isinstance(value, bool):
+            return False
+        seen = self.frame_state.ints.get(source.name, value)
+        return self.dynamism.symbolic(seen != value)
 
     def wrap_int(self, value: int, source: Source) -> int | torch.SymInt:
         """Input `value` (read from `source`) as the trace sees it: the int itself (to be

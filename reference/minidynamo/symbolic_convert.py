@@ -372,7 +372,8 @@ class InstructionTranslator(InstructionTranslatorBase):
             value = symbolic_locals.pop(name, None)
             initial = None
             if value is not None:
-                initial = VariableBuilder(self, LocalSource(name, is_cell=True))(value.value)
+                source = LocalSource(name, is_cell=True)
+                initial = VariableBuilder(self, source, lazy=False)(value.value)
             self.cells[name] = CellVariable(initial, source=LocalSource(name, is_cell=True))
         self.output_instructions: list[Instruction] = []
         # Whether the frame reached its return with a graph of no operation.

@@ -270,3 +270,48 @@ def test_module_gaining_a_parameter_recompiles():
     model[0].register_parameter("extra", torch.nn.Parameter(torch.ones(2)))
     model.append(torch.nn.Linear(3, 1))
     assert calls(total, (x, model)) == [2]
+
+
+# Lazily guarded scalars (variables/lazy.py): values rebuilt from a global after the graph
+# must be the values the trace saw, whatever the replayed stores changed.
+
+COUNT = 0
+
+
+def keeps_global_in_returned_closure(x):
+    global COUNT
+    seen = COUNT
+    COUNT = COUNT + 7
+
+    def read():
+        return seen
+
+    return x + 1, read
+
+
+def test_lazy_global_in_a_cell_stored_after_the_replay_keeps_its_old_value():
+    global COUNT
+    compiled = minidynamo.compile(keeps_global_in_returned_closure)
+    for expected in (0, 7, 14):
+        _, read = compiled(torch.ones(2))
+        assert read() == expected
+    assert COUNT == 21
+
+
+def counts_and_branches(x):
+    global COUNT
+    COUNT += 1
+    if COUNT % 2:
+        return x + 1
+    return x - 1
+
+
+def test_lazy_global_read_by_a_branch_is_guarded_on_its_value():
+    global COUNT
+    COUNT = 0
+    compiled = minidynamo.compile(counts_and_branches)
+    x = torch.ones(2)
+    results = [compiled(x) for _ in range(4)]
+    assert [float(r[0]) for r in results] == [2.0, 0.0, 2.0, 0.0]
+    assert COUNT == 4
+    assert compile_count() == 4  # guarded on the count it read: one entry per count

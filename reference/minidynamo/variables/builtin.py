@@ -29,6 +29,7 @@ from minidynamo.variables.constant import ConstantVariable, fold, is_constant_no
 from minidynamo.variables.descriptors import MethodDescriptorVariable, is_method_descriptor
 from minidynamo.variables.dicts import ConstDictVariable, SetVariable, constant_key
 from minidynamo.variables.exceptions import raise_observed
+from minidynamo.variables.lazy import computed
 from minidynamo.variables.lists import (
     BaseListVariable,
     IteratorVariable,
@@ -190,6 +191,9 @@ def call_operator(
         return tx.output.call(tx, "call_function", fn, args)
     if fn in ARITHMETIC_OPERATORS and is_symbolic_arithmetic(args):
         return tx.output.call(tx, "call_function", INPLACE_TO_PLAIN.get(fn, fn), args)
+    lazy = computed(fn, args)  # `COUNTER += 1` of a global: computed at run time
+    if lazy is not None:
+        return lazy
     # Folding works on copies: a mutation (`l[0] = 1`), or an item that is itself a
     # mutable object (`nested[0].append(v)`), must reach the container's own items.
     if fn not in MUTATING_OPERATORS and not (fn in CONTAINER_METHODS and holds_mutable(args[0])):
