@@ -10,7 +10,9 @@ grad-mode switch records a ``torch._C._set_grad_enabled(...)`` node, as Dynamo's
 does, and switches the real grad mode so that the example values of the block have the
 block's ``requires_grad``. At a graph break inside a grad-mode block the continuation
 enters it again (symbolic_convert.break_graph); inside any other manager's block the
-frame runs eagerly, as in Dynamo (the manager's state cannot be rebuilt).
+frame runs eagerly, as in Dynamo (the manager's state cannot be rebuilt). The same holds
+for torch's managers below: the graph exits them at the break, the breaking call runs
+inside them entered again for real, and the continuation enters them again.
 
 torch's other managers are rows of `TORCH_MANAGERS`: autocast and inference_mode record an
 enter node (its result, the mode object, goes to the exit node), as Dynamo's graph does,
@@ -22,6 +24,7 @@ traced code) wraps the function in `ContextWrappedFunctionVariable`.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import inspect
 import types
@@ -122,6 +125,17 @@ class GradModeVariable(VariableTracker):
         set_grad_enabled(tx, self.initial)
         return ConstantVariable(None)
 
+    def exit_at_break(self, tx: InstructionTranslatorBase) -> None:
+        """Leave the block in the graph that ends at a graph break (only where the mode
+        differs: Dynamo coalesces the switches)."""
+        if torch.is_grad_enabled() != self.initial:
+            set_grad_enabled(tx, self.initial)
+
+    def rebuilt(self) -> tuple[Callable, tuple]:
+        """What the compiled code calls, and with which constants, to make the manager
+        again (to enter its block again after a graph break)."""
+        return self.cls, self.args
+
     def call_function(
         self,
         tx: InstructionTranslatorBase,
@@ -172,8 +186,8 @@ class WithExitFunctionVariable(VariableTracker):
         self.exit_fn = exit_fn
 
     def can_reenter(self) -> bool:
-        """A continuation can enter the block again (grad modes only, as in Dynamo)."""
-        return isinstance(self.ctx, GradModeVariable)
+        """A continuation can enter the block again (torch's managers only, as in Dynamo)."""
+        return isinstance(self.ctx, (GradModeVariable, TorchManagerVariable))
 
     def __repr__(self) -> str:
         return f"WithExitFunctionVariable({self.ctx!r})"
@@ -191,7 +205,7 @@ class WithExitFunctionVariable(VariableTracker):
     def reconstruct(self, codegen: PyCodegen) -> None:
         """The manager's class: at a graph break the continuation calls it to enter the
         block again (resume.WithSlot), as Dynamo passes ``torch.set_grad_enabled``."""
-        codegen.load_import(self.ctx.cls)  # type: ignore[attr-defined]
+        codegen.load_import(self.ctx.rebuilt()[0])  # type: ignore[attr-defined]
 
 
 def set_grad_enabled(tx: InstructionTranslatorBase, mode: bool) -> None:
@@ -299,6 +313,16 @@ class TorchManagerVariable(VariableTracker):
         tx.output.create_proxy(tx, "call_function", self.rule.exit, (handle,), {}, example=None)
         tx.output.restore_global_state(undo)
         return ConstantVariable(None)
+
+    def exit_at_break(self, tx: InstructionTranslatorBase) -> None:
+        self.exit(tx)
+
+    def rebuilt(self) -> tuple[Callable, tuple]:
+        """As `GradModeVariable.rebuilt`; an ignored manager is rebuilt as a
+        ``contextlib.nullcontext()``, as Dynamo does."""
+        if self.rule.enter is None:
+            return contextlib.nullcontext, ()
+        return self.cls, self.params
 
     def call_function(
         self,
