@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 
 import torch
 import torch.autograd.grad_mode
+from minidynamo import graph_break_registry as gb
 from minidynamo import trace_rules
 from minidynamo.exc import unimplemented
 from minidynamo.variables.base import VariableTracker
@@ -167,10 +168,10 @@ def special_method(
     from minidynamo.variables.user_defined import UserDefinedObjectVariable, wrap_class_attribute
 
     method = inspect.getattr_static(obj.python_type(), name, None)
-    traceable = isinstance(method, types.FunctionType) and (
-        trace_rules.lookup(method) is trace_rules.Rule.INLINE
-    )
-    if not isinstance(obj, UserDefinedObjectVariable) or not traceable:
+    is_python = isinstance(method, types.FunctionType)
+    if is_python and trace_rules.lookup(method) is not trace_rules.Rule.INLINE:
+        unimplemented(f"with {obj!r} (its {name} is library code)", gb.SKIPPED_INLINE)
+    if not isinstance(obj, UserDefinedObjectVariable) or not is_python:
         unimplemented(f"with {obj!r} (its {name} is not Python code the trace can inline)")
     return wrap_class_attribute(tx, obj, method, None)
 
