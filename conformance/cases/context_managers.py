@@ -349,3 +349,74 @@ def autocast_decorated_inner(x):
         return a @ a
 
     return mm(x).dtype, mm(x).float()
+
+
+# A graph break inside a block of torch's managers (issue 19): the graph exits the block,
+# the breaking call runs inside it entered again, the continuation enters it again.
+
+
+@case(tags=["context-managers", "torch-api", "graph-breaks"], calls=[Call(T(3, 3))],
+      expect=Expect(frames=2, graphs=2))  # fmt: skip
+def break_inside_autocast(x):
+    """Both graphs record ``_enter_autocast`` / ``_exit_autocast``; the print runs under
+    autocast too."""
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        y = x @ x
+        print("inside", torch.is_autocast_enabled("cpu"))
+        z = y @ y
+    return z.float() + 1, z.dtype, torch.is_autocast_enabled("cpu")
+
+
+@case(tags=["context-managers", "torch-api", "graph-breaks"], calls=[Call(T(3))],
+      expect=Expect(frames=2, graphs=2))  # fmt: skip
+def break_inside_inference_mode(x):
+    with torch.inference_mode():
+        y = x * 2
+        print("inside")
+        z = y + 1
+    return z, z.is_inference()
+
+
+@case(tags=["context-managers", "torch-api", "graph-breaks"], calls=[Call(T(3))],
+      expect=Expect(frames=2, graphs=2))  # fmt: skip
+def break_inside_record_function(x):
+    """The profiler's manager is ignored; the continuation enters a nullcontext."""
+    with torch.profiler.record_function("scope"):
+        y = x * 2
+        print("inside")
+        z = y + 1
+    return z
+
+
+@case(tags=["context-managers", "torch-api", "graph-breaks"],
+      calls=[Call(T(3, 3, requires_grad=True))], expect=Expect(frames=2, graphs=2))  # fmt: skip
+def break_in_autocast_inside_no_grad(x):
+    """Nested blocks of two kinds: the graph exits both, innermost first."""
+    with torch.no_grad():
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            y = x @ x
+            print("inside", torch.is_grad_enabled(), torch.is_autocast_enabled("cpu"))
+            z = y @ y
+        w = x * 2
+    return z.float(), z.requires_grad, w.requires_grad, w.dtype, torch.is_autocast_enabled("cpu")
+
+
+@case(tags=["context-managers", "torch-api", "graph-breaks", "exceptions"],
+      calls=[Call(T(3, 3))], expect=Expect(outcome="raises", frames=1, graphs=1))  # fmt: skip
+def break_call_raises_inside_autocast(x):
+    """The breaking call raises inside the block: autocast is off again afterwards."""
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        y = x @ x
+        print(y.dtype, sep=5)
+    return y
+
+
+@case(tags=["context-managers", "torch-api", "graph-breaks"], calls=[Call(T(1, 2, 4, 8))],
+      expect=Expect(frames=2, graphs=2))  # fmt: skip
+def break_inside_sdpa_kernel(x):
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    with sdpa_kernel(SDPBackend.MATH):
+        y = torch.nn.functional.scaled_dot_product_attention(x, x, x)
+        print("inside")
+        return y + 1

@@ -329,6 +329,9 @@ class VariableBuilder:
             self.guard_identity(value)
             reason = f"user-inserted graph break ({value.__qualname__}())"
             return SkipFunctionVariable(value, reason, break_id)
+        if value in TORCH_MANAGERS:
+            self.guard_identity(value)
+            return TorchManagerClassVariable(value, source=self.source)
         if value in trace_rules.TYPE_QUERY_FUNCTIONS:
             self.guard_identity(value)
             return TypeQueryFunctionVariable(value, source=self.source)

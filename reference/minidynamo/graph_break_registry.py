@@ -142,6 +142,22 @@ _TYPES = [
         "Read it outside the compiled function, or use the tensor's dtype.",
         "GB0157",
     ),
+    GraphBreakType(
+        "GB0018",
+        "super() attribute not a function",
+        "``super().name`` is not a Python function the trace can inline (e.g. "
+        "BaseException.__init__, a C slot of an exception class's base).",
+        "Set the attributes on the instance instead of calling the base's method.",
+        "GB0006",
+    ),
+    GraphBreakType(
+        "GB0019",
+        "skipped method inlined",
+        "A special method (``__enter__`` of a manager made outside the traced code) is "
+        "library code that the trace rules skip: it is not traced.",
+        "Make the manager inside the compiled function (``with torch.no_grad():``).",
+        "GB0008",
+    ),
 ]
 
 REGISTRY: dict[str, GraphBreakType] = {gb.gb_id: gb for gb in _TYPES}
@@ -163,3 +179,5 @@ USER_GRAPH_BREAK = "GB0014"
 TRACE_BUDGET = "GB0015"
 NUMPY_FUNCTION = "GB0016"
 NUMPY_ATTRIBUTE = "GB0017"
+SUPER_ATTRIBUTE = "GB0018"
+SKIPPED_INLINE = "GB0019"

@@ -79,7 +79,7 @@ def stack_slots(kept: list, results: int) -> list[Slot]:
         if isinstance(value, NullVariable):
             slots.append(None)
         elif isinstance(value, WithExitFunctionVariable):
-            slots.append(WithSlot(f"___stack{i}", value.ctx.args, value.setup))
+            slots.append(WithSlot(f"___stack{i}", value.ctx.rebuilt()[1], value.setup))
         else:
             slots.append(f"___stack{i}")
     return slots + [f"___stack{len(kept) + i}" for i in range(results)]

@@ -44,7 +44,7 @@ from minidynamo.side_effects import DELETED
 from minidynamo.source import GlobalSource, LocalSource
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable, is_constant_none
-from minidynamo.variables.ctx_manager import WithExitFunctionVariable, set_grad_enabled
+from minidynamo.variables.ctx_manager import WithExitFunctionVariable
 from minidynamo.variables.exceptions import raise_observed, set_context
 from minidynamo.variables.functions import globals_source
 from minidynamo.variables.misc import CellVariable, NullVariable
@@ -462,10 +462,9 @@ class InstructionTranslator(InstructionTranslatorBase):
             if slot is not None:
                 stored[resume.param_name(slot)] = value
         blocks = [value.ctx for value in kept if isinstance(value, WithExitFunctionVariable)]
-        block_mode = torch.is_grad_enabled()
-        if blocks and block_mode != blocks[0].initial:
-            # The graph leaves the grad mode as the outermost block found it.
-            set_grad_enabled(self, blocks[0].initial)
+        for block in reversed(blocks):
+            # The graph leaves the global state as the outermost block found it.
+            block.exit_at_break(self)  # type: ignore[attr-defined]
         body = self.output.compile_subgraph(
             self, read, stored, self.changed_cells(), continuation_cells=self.code.co_cellvars
         )
@@ -473,7 +472,7 @@ class InstructionTranslator(InstructionTranslatorBase):
             i for index in range(first, last + 1) for i in create_rerun(self.instructions[index])
         ]
         if blocks and inst.target is None:
-            body = self.in_grad_mode(body, rerun, block_mode, blocks[0].initial)
+            body += self.in_blocks(rerun, blocks)
         else:
             body += rerun
         continuations = [self.call_resume(target, slots, results, live) for target in targets]
@@ -492,21 +491,35 @@ class InstructionTranslator(InstructionTranslatorBase):
             and self.cells[name].contents.source != LocalSource(name, is_cell=True)
         }
 
-    def in_grad_mode(
-        self, body: list[Instruction], call: list[Instruction], mode: bool, outside: bool
+    def in_blocks(
+        self, call: list[Instruction], blocks: list[VariableTracker]
     ) -> list[Instruction]:
-        """`body`, then the breaking `call` in the grad mode of the blocks it is inside;
-        the grad mode outside them is back afterwards, also when the call raises (a
-        branch needs none of this: a tensor's truth does not depend on the grad mode)."""
+        """The breaking `call` inside the `with` blocks it is in, made and entered again
+        for real (outermost first, as Dynamo does), and exited afterwards, also when the
+        call raises. A branch needs none of this: a tensor's truth does not depend on
+        them. The managers are torch's own, whose making and entering do not raise."""
+        names = [f"___block{i}" for i in range(len(blocks))]
+        codegen = PyCodegen(self.output, graph_output_var="graph_out_0")
+        for name, block in zip(names, blocks, strict=True):
+            cls, args = block.rebuilt()  # type: ignore[attr-defined]
+            codegen.load_callable(cls)
+            for arg in args:
+                codegen.load_const(arg)
+            codegen.call(len(args))
+            codegen.store_fast(name)
+            codegen.load_fast(name)
+            codegen.call_method("__enter__", [])
+            codegen.extend([create_instruction("POP_TOP")])
 
-        def switch_to(enabled: bool) -> list[Instruction]:
-            codegen = PyCodegen(self.output, graph_output_var="graph_out_0")
-            codegen.load_callable(torch._C._set_grad_enabled)
-            codegen.load_const(enabled)
-            codegen.call(1)
-            return codegen.instructions + [create_instruction("POP_TOP")]
+        def exit_all() -> list[Instruction]:
+            exits = PyCodegen(self.output, graph_output_var="graph_out_0")
+            for name in reversed(names):
+                exits.load_fast(name)
+                exits.call_method("__exit__", [lambda: exits.load_const(None)] * 3)
+                exits.extend([create_instruction("POP_TOP")])
+            return exits.instructions
 
-        return create_try_finally(body + switch_to(mode) + call, lambda: switch_to(outside))
+        return codegen.instructions + create_try_finally(call, exit_all)
 
     def live_locals(self, targets: list[int]) -> list[str]:
         live = set().union(*(resume.live_locals(self.instructions, t) for t in targets))

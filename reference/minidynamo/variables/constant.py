@@ -43,6 +43,7 @@ CONSTANT_TYPES: tuple[type, ...] = (
     np.number,  # NumPy scalars (`np.float64(2.5)`), guarded on their value as numbers are
     np.bool_,
     enum.Enum,  # members are fixed objects of their class (guarded by identity)
+    torch.nn.attention.SDPBackend,  # a C++ enum (pybind11), sdpa_kernel's argument
 )
 
 

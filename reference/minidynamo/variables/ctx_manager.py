@@ -10,18 +10,23 @@ grad-mode switch records a ``torch._C._set_grad_enabled(...)`` node, as Dynamo's
 does, and switches the real grad mode so that the example values of the block have the
 block's ``requires_grad``. At a graph break inside a grad-mode block the continuation
 enters it again (symbolic_convert.break_graph); inside any other manager's block the
-frame runs eagerly, as in Dynamo (the manager's state cannot be rebuilt).
+frame runs eagerly, as in Dynamo (the manager's state cannot be rebuilt). The same holds
+for torch's managers below: the graph exits them at the break, the breaking call runs
+inside them entered again for real, and the continuation enters them again.
 
 torch's other managers are rows of `TORCH_MANAGERS`: autocast and inference_mode record an
 enter node (its result, the mode object, goes to the exit node), as Dynamo's graph does,
 and are entered for real too, so that the block's example values have the block's dtypes;
 the trace's OutputGraph undoes them if it stops inside the block. The profiler's
-managers are ignored. A manager applied as a decorator (``@torch.no_grad()`` inside the
-traced code) wraps the function in `ContextWrappedFunctionVariable`.
+managers are ignored. ``torch.nn.attention.sdpa_kernel``, a contextlib manager of torch's,
+is one too, as in Dynamo (not inlined: its graph records the backends it enables). A
+manager applied as a decorator (``@torch.no_grad()`` inside the traced code) wraps the
+function in `ContextWrappedFunctionVariable`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import inspect
 import types
@@ -30,11 +35,13 @@ from typing import TYPE_CHECKING
 
 import torch
 import torch.autograd.grad_mode
+from minidynamo import graph_break_registry as gb
 from minidynamo import trace_rules
 from minidynamo.exc import unimplemented
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable
 from torch.amp import autocast_mode
+from torch.nn.attention import SDPBackend, sdpa_kernel
 
 if TYPE_CHECKING:
     from minidynamo.codegen import PyCodegen
@@ -48,7 +55,7 @@ class ManagerClassVariable(VariableTracker):
     """A manager class of torch's (or `torch.set_grad_enabled`) itself, a constant;
     subclasses say what calling it makes."""
 
-    def __init__(self, value: type, **kwargs: object) -> None:
+    def __init__(self, value: Callable, **kwargs: object) -> None:
         super().__init__(**kwargs)
         self.value = value
 
@@ -122,6 +129,17 @@ class GradModeVariable(VariableTracker):
         set_grad_enabled(tx, self.initial)
         return ConstantVariable(None)
 
+    def exit_at_break(self, tx: InstructionTranslatorBase) -> None:
+        """Leave the block in the graph that ends at a graph break (only where the mode
+        differs: Dynamo coalesces the switches)."""
+        if torch.is_grad_enabled() != self.initial:
+            set_grad_enabled(tx, self.initial)
+
+    def rebuilt(self) -> tuple[Callable, tuple] | None:
+        """What the compiled code calls, and with which constants, to make the manager
+        again (to enter its block again after a graph break); None where it cannot."""
+        return self.cls, self.args
+
     def call_function(
         self,
         tx: InstructionTranslatorBase,
@@ -150,10 +168,10 @@ def special_method(
     from minidynamo.variables.user_defined import UserDefinedObjectVariable, wrap_class_attribute
 
     method = inspect.getattr_static(obj.python_type(), name, None)
-    traceable = isinstance(method, types.FunctionType) and (
-        trace_rules.lookup(method) is trace_rules.Rule.INLINE
-    )
-    if not isinstance(obj, UserDefinedObjectVariable) or not traceable:
+    is_python = isinstance(method, types.FunctionType)
+    if is_python and trace_rules.lookup(method) is not trace_rules.Rule.INLINE:
+        unimplemented(f"with {obj!r} (its {name} is library code)", gb.SKIPPED_INLINE)
+    if not isinstance(obj, UserDefinedObjectVariable) or not is_python:
         unimplemented(f"with {obj!r} (its {name} is not Python code the trace can inline)")
     return wrap_class_attribute(tx, obj, method, None)
 
@@ -172,8 +190,9 @@ class WithExitFunctionVariable(VariableTracker):
         self.exit_fn = exit_fn
 
     def can_reenter(self) -> bool:
-        """A continuation can enter the block again (grad modes only, as in Dynamo)."""
-        return isinstance(self.ctx, GradModeVariable)
+        """A continuation can enter the block again (torch's managers only, as in Dynamo)."""
+        reenterable = (GradModeVariable, TorchManagerVariable)
+        return isinstance(self.ctx, reenterable) and self.ctx.rebuilt() is not None
 
     def __repr__(self) -> str:
         return f"WithExitFunctionVariable({self.ctx!r})"
@@ -191,7 +210,7 @@ class WithExitFunctionVariable(VariableTracker):
     def reconstruct(self, codegen: PyCodegen) -> None:
         """The manager's class: at a graph break the continuation calls it to enter the
         block again (resume.WithSlot), as Dynamo passes ``torch.set_grad_enabled``."""
-        codegen.load_import(self.ctx.cls)  # type: ignore[attr-defined]
+        codegen.load_import(self.ctx.rebuilt()[0])  # type: ignore[attr-defined]
 
 
 def set_grad_enabled(tx: InstructionTranslatorBase, mode: bool) -> None:
@@ -212,6 +231,7 @@ class TorchManager:
     params: Callable[..., tuple]
     enter: Callable | None = None
     exit: Callable | None = None
+    variable: type[TorchManagerVariable] | None = None  # None: TorchManagerVariable
 
 
 def _autocast_params(
@@ -227,24 +247,19 @@ def _any_params(*args: object, **kwargs: object) -> tuple:
     return ()
 
 
-TORCH_MANAGERS: dict[type, TorchManager] = {
-    torch.autocast: TorchManager(
-        _autocast_params, autocast_mode._enter_autocast, autocast_mode._exit_autocast
-    ),
-    torch.inference_mode: TorchManager(
-        lambda mode=True: (mode,),
-        torch.autograd.grad_mode._enter_inference_mode,
-        torch.autograd.grad_mode._exit_inference_mode,
-    ),
-    # Dynamo leaves the profiler's managers out of the graph.
-    torch.autograd.profiler.record_function: TorchManager(_any_params),
-    torch.autograd.profiler.profile: TorchManager(_any_params),
-    torch.profiler.profile: TorchManager(_any_params),
-}
+def _sdpa_kernel_params(
+    backends: list[SDPBackend] | SDPBackend, set_priority: bool = False
+) -> tuple:
+    if isinstance(backends, SDPBackend):
+        backends = [backends]
+    if not isinstance(backends, list):
+        unimplemented(f"sdpa_kernel({backends!r}): not a backend or a list of them")
+    return tuple(dict.fromkeys(backends)), bool(set_priority)
 
 
 class TorchManagerClassVariable(ManagerClassVariable):
-    """A class of `TORCH_MANAGERS`; calling it makes the manager."""
+    """A class (or contextmanager function) of `TORCH_MANAGERS`; calling it makes the
+    manager."""
 
     def call_function(
         self,
@@ -262,7 +277,7 @@ class TorchManagerClassVariable(ManagerClassVariable):
             )
         except TypeError as e:
             unimplemented(f"{self.value.__name__}() raises TypeError: {e}")
-        return TorchManagerVariable(self.value, rule, params)
+        return (rule.variable or TorchManagerVariable)(self.value, rule, params)
 
 
 class TorchManagerVariable(VariableTracker):
@@ -300,6 +315,16 @@ class TorchManagerVariable(VariableTracker):
         tx.output.restore_global_state(undo)
         return ConstantVariable(None)
 
+    def exit_at_break(self, tx: InstructionTranslatorBase) -> None:
+        self.exit(tx)
+
+    def rebuilt(self) -> tuple[Callable, tuple] | None:
+        """As `GradModeVariable.rebuilt`; an ignored manager is rebuilt as a
+        ``contextlib.nullcontext()``, as Dynamo does."""
+        if self.rule.enter is None:
+            return contextlib.nullcontext, ()
+        return self.cls, self.params
+
     def call_function(
         self,
         tx: InstructionTranslatorBase,
@@ -307,6 +332,80 @@ class TorchManagerVariable(VariableTracker):
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         return decorate(self, args, kwargs)
+
+
+class SDPAKernelVariable(TorchManagerVariable):
+    """``sdpa_kernel(backends, set_priority)``: the graph enables `backends` on entry and
+    the backends it found on exit, each a ``_backend_from_string`` node (an enum member
+    cannot be a node's argument), as Dynamo's graph does."""
+
+    def enter(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        backends, set_priority = self.params
+        found = torch.nn.attention._cur_sdpa_kernel_backends(with_priority=set_priority)
+        self._record(tx, backends)
+        torch.nn.attention._sdpa_kernel(backends, set_priority)
+        undo = tx.output.switch_global_state(
+            lambda: torch.nn.attention._sdpa_kernel(found, set_priority)
+        )
+        self.entered.append((found, undo))  # type: ignore[arg-type]
+        return ConstantVariable(None)
+
+    def exit(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        found, undo = self.entered.pop()
+        self._record(tx, found)  # type: ignore[arg-type]
+        tx.output.restore_global_state(undo)
+        return ConstantVariable(None)
+
+    def _record(self, tx: InstructionTranslatorBase, backends: list[SDPBackend]) -> None:
+        nodes = [
+            tx.output.create_proxy(
+                tx,
+                "call_function",
+                torch.nn.attention._backend_from_string,
+                (backend.name,),
+                {},
+                example=None,
+            )
+            for backend in backends
+        ]
+        tx.output.create_proxy(
+            tx,
+            "call_function",
+            torch.nn.attention._sdpa_kernel,
+            (nodes, self.params[1]),
+            {},
+            example=None,
+        )
+
+    def rebuilt(self) -> tuple[Callable, tuple] | None:
+        """torch's variadic sdpa_kernel takes the backends as constants, not the priority."""
+        backends, set_priority = self.params
+        if set_priority:
+            return None
+        return torch.nn.attention._sdpa_kernel_variadic, backends
+
+
+TORCH_MANAGERS: dict[Callable, TorchManager] = {
+    torch.autocast: TorchManager(
+        _autocast_params, autocast_mode._enter_autocast, autocast_mode._exit_autocast
+    ),
+    torch.inference_mode: TorchManager(
+        lambda mode=True: (mode,),
+        torch.autograd.grad_mode._enter_inference_mode,
+        torch.autograd.grad_mode._exit_inference_mode,
+    ),
+    # Dynamo leaves the profiler's managers out of the graph.
+    torch.autograd.profiler.record_function: TorchManager(_any_params),
+    torch.autograd.profiler.profile: TorchManager(_any_params),
+    torch.profiler.profile: TorchManager(_any_params),
+    # contextlib.contextmanager functions of torch's, entered as the others; their nodes
+    # (the backends they enable) are recorded by `SDPAKernelVariable`. The variadic one
+    # is how a graph break enters the block again, as in Dynamo.
+    sdpa_kernel: TorchManager(_sdpa_kernel_params, variable=SDPAKernelVariable),
+    torch.nn.attention._sdpa_kernel_variadic: TorchManager(
+        lambda *backends: _sdpa_kernel_params(list(backends)), variable=SDPAKernelVariable
+    ),
+}
 
 
 def decorate(

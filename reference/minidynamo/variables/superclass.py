@@ -10,6 +10,7 @@ from __future__ import annotations
 import types
 from typing import TYPE_CHECKING
 
+from minidynamo import graph_break_registry as gb
 from minidynamo.exc import unimplemented
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable
@@ -59,7 +60,9 @@ class SuperVariable(VariableTracker):
             return ObjectSlotVariable(self.obj, name)
         if isinstance(attr, (types.FunctionType, staticmethod, classmethod, property)):
             return wrap_class_attribute(tx, self.obj, attr, None)
-        unimplemented(f"super().{name} of {base.__qualname__} ({type(attr).__name__})")
+        unimplemented(
+            f"super().{name} of {base.__qualname__} ({type(attr).__name__})", gb.SUPER_ATTRIBUTE
+        )
 
 
 class ObjectSlotVariable(VariableTracker):
