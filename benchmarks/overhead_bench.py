@@ -10,9 +10,10 @@ minidynamo.compile, in rounds that interleave the three, and prints per function
   and <= 1.0 everywhere),
 - the compile-time ratio (first call after a reset, ours / torch; target <= 0.25).
 
-The median and the worst overhead ratio come last. Ratios only: absolute times depend on
-the machine, which may be loaded; raise --rounds until the ratios stop moving. Run from
-the repository root:
+The median and the worst overhead ratio come last. Times are this thread's CPU time
+(`time.thread_time`), so that a loaded machine's preemptions do not count; ratios only,
+as absolute times depend on the machine: raise --rounds until the ratios stop moving.
+Run from the repository root:
 
     PYTHONHASHSEED=0 PYTHONPATH=reference python benchmarks/overhead_bench.py [--rounds 30]
 """
@@ -145,17 +146,17 @@ def first_call_time(make: Callable[[], Callable], reset: Callable[[], None], arg
     """Seconds of a first call (translation, backend, bytecode) after a reset."""
     reset()
     compiled = make()
-    start = time.perf_counter()
+    start = time.thread_time()
     compiled(*args)
-    return time.perf_counter() - start
+    return time.thread_time() - start
 
 
 def batch_time(fn: Callable, args: tuple, calls: int) -> float:
     """Seconds per call over `calls` calls."""
-    start = time.perf_counter()
+    start = time.thread_time()
     for _ in range(calls):
         fn(*args)
-    return (time.perf_counter() - start) / calls
+    return (time.thread_time() - start) / calls
 
 
 @dataclasses.dataclass
