@@ -19,6 +19,7 @@ import torch
 
 from minidynamo import config, structured_trace, versions
 from minidynamo.decorators import allow_in_graph, graph_break, is_compiling
+from minidynamo.eval_frame import set_callback
 from minidynamo.logs import set_logs
 from minidynamo.shapes import mark_dynamic, mark_static, maybe_mark_dynamic
 
@@ -85,13 +86,11 @@ def _wrap(fn: Callable, *, callback: Callable) -> Any:
 
 
 def _call_with_callback(callback: Callable | None, fn: Callable, args: tuple, kwargs: dict) -> Any:
-    from minidynamo import eval_frame
-
-    previous = eval_frame.set_callback(callback)
+    previous = set_callback(callback)
     try:
         return fn(*args, **kwargs)
     finally:
-        eval_frame.set_callback(previous)
+        set_callback(previous)
 
 
 def disable(fn: Callable) -> Callable:

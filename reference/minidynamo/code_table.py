@@ -4,7 +4,7 @@ continuations.
 
 Code objects compare and hash by value, so a dict or a WeakKeyDictionary would let two
 functions with equal code share cache entries and recompile budgets: `CodeTable` keys by
-`id()` and holds only a weak reference, whose callback drops the row when the code dies.
+identity and holds only a weak reference, whose callback drops the row when the code dies.
 A table lives in the frame's globals dict (`in_globals`), not in a module of ours: a cache
 entry holds those globals (its replacement function runs in them), and they often hold
 the function whose code it is; a cycle through our own module would keep it alive forever,
@@ -20,6 +20,11 @@ from collections.abc import Callable, Iterator
 from typing import Generic, TypeVar
 
 V = TypeVar("V")
+
+# A code object's key: an identity hash (its address, rotated: distinct for live objects),
+# not `id()`, which raises the `builtins.id` audit event, several times slower once any
+# audit hook is installed (torch.compile's backends install one), and this runs per call.
+_identity = object.__hash__
 
 
 class _CodeRef(weakref.ref):
@@ -37,17 +42,17 @@ class CodeTable(Generic[V]):
         self._lock = threading.RLock()
 
     def get(self, code: types.CodeType) -> V | None:
-        row = self._rows.get(id(code))
+        row = self._rows.get(_identity(code))
         return row[1] if row is not None and row[0]() is code else None
 
     def setdefault(self, code: types.CodeType, make: Callable[[], V]) -> V:
         with self._lock:
-            row = self._rows.get(id(code))
+            row = self._rows.get(_identity(code))
             if row is None or row[0]() is not code:
                 ref = _CodeRef(code, self._forget)
-                ref.key = id(code)
+                ref.key = _identity(code)
                 row = (ref, make())
-                self._rows[id(code)] = row
+                self._rows[_identity(code)] = row
             return row[1]
 
     def _forget(self, ref: _CodeRef) -> None:

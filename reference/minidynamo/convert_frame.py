@@ -200,6 +200,15 @@ class ConvertFrame:
         closure: tuple | None,
         entry: bool = False,
     ) -> Callable | None:
+        # The warm path, inline (it runs on every call): the first cache entry whose
+        # check passes. The check functions catch their own errors.
+        state = _states(f_globals).get(code)
+        if state is not None:
+            for cached in state.entries:
+                if cached.check_fn.check(args, f_globals, closure):
+                    if closure is None:
+                        return cached.replacement
+                    return cached.replacement_for(closure)
         try:
             return self.lookup_or_compile(code, args, f_globals, f_builtins, closure, entry)
         except ConstraintViolationError as e:  # a user error (mark_dynamic), not ours
@@ -257,17 +266,13 @@ class ConvertFrame:
                 _skip(code)
                 return None
             state = states.setdefault(code, CodeState)
-        entries = state.entries
-        f_locals = frame_locals(code, args, closure)
-        hit = _cache_hit(state, f_locals, f_globals, closure)
-        if hit is not None:
-            return hit
-        if not trace_rules.has_tensor_in_frame(code, f_locals, f_globals):
+        entries = state.entries  # none of which `__call__` found to hold
+        if not trace_rules.has_tensor_in_frame(code, frame_locals(code, args, closure), f_globals):
             return None  # as in Dynamo: nothing for a graph in sight, CPython runs it
         if len(entries) >= config.recompile_limit:
-            return self.past_recompile_limit(code, state, f_locals, f_globals, closure)
+            return self.past_recompile_limit(code, state, args, f_globals, closure)
         if entries and recompiles_log.isEnabledFor(logging.DEBUG):
-            reasons = [entry.check_fn.failure_reason(f_locals, f_globals) for entry in entries]
+            reasons = [entry.check_fn.failure_reason(args, f_globals, closure) for entry in entries]
             recompiles_log.debug(
                 "Recompiling function %s in %s\n    triggered by the following guard "
                 "failure(s):\n%s",
@@ -307,7 +312,7 @@ class ConvertFrame:
         output.guards.add_shape_guards(output.shapes.produce_guards())
         output.guards.add_no_aliasing()
         new_code = modified_code(code, tx.output_instructions)
-        check_fn = output.guards.compile()
+        check_fn = output.guards.compile(code)
         f_globals.update(output.installed_globals)
         replacement = eval_frame.make_replacement(new_code, f_globals, closure, code.co_name)
         if guards_log.isEnabledFor(logging.DEBUG):
@@ -384,7 +389,7 @@ class ConvertFrame:
         self,
         code: types.CodeType,
         state: CodeState,
-        f_locals: dict,
+        args: tuple,
         f_globals: dict,
         closure: tuple | None,
     ) -> Callable:
@@ -395,7 +400,7 @@ class ConvertFrame:
         of the frame looks its cache up again."""
         if not state.warned_limit:
             state.warned_limit = True
-            reason = state.entries[-1].check_fn.failure_reason(f_locals, f_globals)
+            reason = state.entries[-1].check_fn.failure_reason(args, f_globals, closure)
             log.warning(
                 "minidynamo: %s (%s) hit the recompile limit (%d); calls that miss its "
                 "cache run uncompiled from now on, and so do the frames they call. "
@@ -425,11 +430,11 @@ class ConvertFrame:
 
 
 def _cache_hit(
-    state: CodeState, f_locals: dict, f_globals: dict, closure: tuple | None
+    state: CodeState, args: tuple, f_globals: dict, closure: tuple | None
 ) -> Callable | None:
     """The replacement of the first cache entry whose guards pass, or None."""
     for entry in state.entries:
-        if entry.check_fn(f_locals, f_globals):
+        if entry.check_fn(args, f_globals, closure):
             return entry.replacement_for(closure)
     return None
 
@@ -447,7 +452,7 @@ def run_only(
     if state is None or not state.entries:
         return None
     try:
-        return _cache_hit(state, frame_locals(code, args, closure), f_globals, closure)
+        return _cache_hit(state, args, f_globals, closure)
     except Exception as e:  # never raise into CPython
         log.warning("minidynamo: cache lookup of %s (%s) failed, running it uncompiled: %s: %s",
                     code.co_name, where(code), type(e).__name__, e)

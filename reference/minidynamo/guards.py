@@ -1,34 +1,51 @@
 """Guards: the assumptions a compiled frame makes about its inputs (seed "Guards").
 
 The VariableBuilder adds a `Guard` for every input it wraps (type, value, tensor
-properties, length, identity). All guards of a cache entry are compiled into one check
-function `check(L, G)` over the frame's locals and globals; on a miss, `failure_reason`
-names the first guard that failed, for the `recompiles` log.
+properties, length, identity). All guards of a cache entry are compiled into one flat
+check function `check(args, G, closure)` over the frame's parameter values, globals and
+closure cells; on a miss, `failure_reason` names the first guard that failed, for the
+`recompiles` log. The check runs on every call of compiled code, so it is built for
+speed: each source is read once into a local, cheap and selective checks come first,
+and all tensors are checked by one call of torch's C `TensorGuards`.
 Text format: DESIGN.md "Output formats" (type names, never ids).
 """
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import math
+import re
 import types
 from collections.abc import Callable
 from typing import Any
 
 import torch
-from torch._guards import Source
+from torch._C._dynamo.guards import TensorGuards
+from torch._guards import ChainedSource, Source
 
-from minidynamo.shapes import DYNAMIC_DIMS, sizes_match, tensor_guard_sizes
-from minidynamo.source import NumpyTensorSource
+from minidynamo import shapes
+from minidynamo.eval_frame import param_count
+from minidynamo.shapes import DYNAMIC_DIMS, tensor_guard_sizes
+from minidynamo.source import GlobalSource, LocalSource, NumpyTensorSource
+
+# The order a check function evaluates guards in: type and identity checks (cheap, and
+# they make the later reads safe), then values, then the tensors (one C call), then the
+# relations between inputs (aliasing, shape guards).
+TYPE, VALUE, TENSOR, RELATION = range(4)
 
 
 @dataclasses.dataclass(frozen=True)
 class Guard:
-    """One assumption: `text` is what the logs print, `expr` what the check evaluates."""
+    """One assumption: `text` is what the logs print, `expr` what the check evaluates
+    (Python over the sources' names `L['x']`, `G['w']`), `rank` when (TYPE ... RELATION).
+    A tensor guard names its `TensorCheck` in `tensor`."""
 
     source: Source | None
     text: str
     expr: str
+    rank: int = VALUE
+    tensor: str | None = None
 
 
 def describe(obj: object) -> str:
@@ -44,7 +61,7 @@ def describe(obj: object) -> str:
 
 @dataclasses.dataclass(frozen=True)
 class TensorSpec:
-    """The static properties `check_tensor` compares: type, dtype, device, grad, sizes.
+    """The static properties a tensor guard compares: type, dtype, device, grad, sizes.
     A size or stride is None where it is symbolic (the shape guards check it).
     `dynamic_dims`: the dims `mark_dynamic` had marked at compile time (None: no mark);
     a later tensor marked on other dims fails, so that its marks are honoured by a
@@ -68,19 +85,8 @@ class TensorSpec:
             type(t), t.dtype, t.device, t.requires_grad, tuple(size), tuple(stride), dynamic_dims
         )
 
-    def matches(self, value: object) -> bool:
-        # Field by field, cheapest first: this runs on every call of compiled code.
-        return (
-            type(value) is self.type
-            and value.dtype == self.dtype  # type: ignore[attr-defined]
-            and value.requires_grad == self.requires_grad  # type: ignore[attr-defined]
-            and sizes_match(self.size, value.size())  # type: ignore[attr-defined]
-            and sizes_match(self.stride, value.stride())  # type: ignore[attr-defined]
-            and value.device == self.device  # type: ignore[attr-defined]
-            and self._marks_allowed(getattr(value, DYNAMIC_DIMS, None))
-        )
-
-    def _marks_allowed(self, marks: set[int] | None) -> bool:
+    def marks_allowed(self, value: object) -> bool:
+        marks = getattr(value, DYNAMIC_DIMS, None)
         if marks is None:
             return True
         return self.dynamic_dims is not None and marks <= self.dynamic_dims
@@ -93,12 +99,30 @@ class TensorSpec:
         )
 
 
-def _is_nan(value: object) -> bool:
-    return isinstance(value, float) and math.isnan(value)
+def tensor_guards(pairs: list[tuple[TensorSpec, torch.Tensor]]) -> TensorGuards:
+    """torch's C check of tensors like these examples, one per argument of its `check`:
+    Python type, dispatch keys (device type, layout, under the dispatch state of this
+    thread now), dtype, device index, requires_grad, and the spec's sizes and strides
+    (None: any). Made when the entry is compiled, in the calling context, as the check
+    compares the dispatch keys against that context's."""
+    return TensorGuards(
+        *[example for _spec, example in pairs],
+        dynamic_dims_sizes=[list(spec.size) for spec, _example in pairs],
+        dynamic_dims_strides=[list(spec.stride) for spec, _example in pairs],
+    )
 
 
-def _distinct(*values: object) -> bool:
-    return len({id(v) for v in values}) == len(values)
+class TensorCheck:
+    """The check of one tensor guard on its own (`failure_reason`); a check function
+    checks all its tensors in one `tensor_guards` call instead."""
+
+    def __init__(self, spec: TensorSpec, example: torch.Tensor) -> None:
+        self.spec = spec
+        self.example = example  # until the entry is compiled (`GuardSet.compile`)
+        self._guards = tensor_guards([(spec, example)])
+
+    def __call__(self, value: object) -> bool:
+        return self._guards.check(value) and self.spec.marks_allowed(value)
 
 
 class GuardSet:
@@ -110,6 +134,10 @@ class GuardSet:
         self.namespace: dict[str, Any] = {"___from_numpy": torch.from_numpy}
         # The sources of tensor inputs, parameters aside, for `add_no_aliasing`.
         self.tensor_sources: dict[str, Source] = {}
+        # Every source a guard reads, by name: the check function reads each once.
+        self.sources: dict[str, Source] = {}
+        # The tensor guards' specs and example inputs, made into checks by `compile`.
+        self._tensors: dict[str, tuple[TensorSpec, torch.Tensor]] = {}
 
     def __iter__(self):
         return iter(self.guards.values())
@@ -122,9 +150,18 @@ class GuardSet:
         self.namespace[name] = obj
         return name
 
-    def _add(self, source: Source | None, text: str, expr: str) -> None:
+    def _add(
+        self,
+        source: Source | None,
+        text: str,
+        expr: str,
+        rank: int = VALUE,
+        tensor: str | None = None,
+    ) -> None:
         if text not in self.guards:
-            self.guards[text] = Guard(source, text, expr)
+            if source is not None:
+                self.sources.setdefault(source.name, source)
+            self.guards[text] = Guard(source, text, expr, rank, tensor)
 
     def add_type_match(self, source: Source, value: object) -> None:
         kind = type(value)
@@ -132,15 +169,16 @@ class GuardSet:
             source,
             f"___check_type_id({source.name}, {describe(kind)})",
             f"type({source.name}) is {self._bind(kind)}",
+            TYPE,
         )
 
     def add_constant_match(self, source: Source, value: object) -> None:
         """Specialize on a constant: its type, and its value (seed: `L['b'] == 'Hello'`)."""
         if value is None:
-            self._add(source, f"{source.name} is None", f"{source.name} is None")
+            self._add(source, f"{source.name} is None", f"{source.name} is None", TYPE)
             return
         self.add_type_match(source, value)
-        if _is_nan(value):
+        if isinstance(value, float) and math.isnan(value):
             self._add(source, f"math.isnan({source.name})", f"{source.name} != {source.name}")
         else:
             # A set is compared with a copy: the set itself may grow before the next call.
@@ -154,6 +192,7 @@ class GuardSet:
             source,
             f"___check_obj_id({source.name}, {describe(value)})",
             f"{source.name} is {self._bind(value)}",
+            TYPE,
         )
 
     def add_length(self, source: Source, value: object) -> None:
@@ -178,18 +217,20 @@ class GuardSet:
             # An ndarray's tensor view is made afresh per call: the arrays are compared.
             distinct = source.base if isinstance(source, NumpyTensorSource) else source
             self.tensor_sources.setdefault(distinct.name, distinct)
-        self._add(
-            source,
-            f"check_tensor({source.name}, {spec})",
-            f"{self._bind(spec)}.matches({source.name})",
-        )
+            self.sources.setdefault(distinct.name, distinct)
+        text = f"check_tensor({source.name}, {spec})"
+        if text not in self.guards:
+            check = f"___tensor{len(self._tensors)}"
+            self._tensors[check] = (spec, value)
+            self._add(source, text, f"{check}({source.name})", TENSOR, check)
 
     def add_grad_mode(self, enabled: bool) -> None:
         """The global grad mode a traced `with no_grad()` restores on exit."""
         self._add(
             None,
             f"torch.is_grad_enabled() == {enabled}",
-            f"{self._bind(torch.is_grad_enabled)}() == {enabled}",
+            f"{self._bind(torch.is_grad_enabled)}() is {enabled}",
+            TYPE,
         )
 
     def add_hasattr(self, source: Source, name: str, present: bool) -> None:
@@ -205,6 +246,7 @@ class GuardSet:
 
     def add_alias(self, source: Source, other: Source) -> None:
         """`source` and `other` are the same object (one graph input serves both)."""
+        self.sources.setdefault(other.name, other)
         self._add(source, f"{source.name} is {other.name}", f"{source.name} is {other.name}")
 
     def add_no_aliasing(self) -> None:
@@ -213,46 +255,172 @@ class GuardSet:
         Dynamo's NO_TENSOR_ALIASING guard; parameters are left out, as there."""
         if len(self.tensor_sources) > 1:
             names = ", ".join(self.tensor_sources)
-            self._add(None, f"check_no_aliasing({names})", f"{self._bind(_distinct)}({names})")
+            # An identity hash, not id(): see code_table._identity.
+            identity = self._bind(object.__hash__)
+            ids = ", ".join(f"{identity}({name})" for name in self.tensor_sources)
+            self._add(
+                None,
+                f"check_no_aliasing({names})",
+                f"len({{{ids}}}) == {len(self.tensor_sources)}",
+                RELATION,
+            )
 
     def add_shape_guards(self, texts: list[str]) -> None:
         """The shape guards of `ShapePolicy.produce_guards`: Python text over `L` and `G`
         (``L['b'].size()[0] == L['a'].size()[0]``), checked as written."""
         self.namespace.setdefault("math", math)
         for text in texts:
-            self._add(None, text, text)
+            self._add(None, text, text, RELATION)
 
     def text(self) -> str:
         return "\n".join(self.guards)
 
-    def compile(self) -> CheckFunction:
-        return CheckFunction(list(self), dict(self.namespace))
+    def compile(self, code: types.CodeType) -> CheckFunction:
+        """The check function of a cache entry of `code`. It holds no input: the
+        example tensors are dropped once their checks are made."""
+        checks = {
+            name: TensorCheck(spec, example) for name, (spec, example) in self._tensors.items()
+        }
+        check_fn = CheckFunction(list(self), {**self.namespace, **checks}, dict(self.sources), code)
+        for check in checks.values():
+            del check.example
+        return check_fn
+
+
+# A guard's reference to a frame local or a global: L['x'], G['w'].
+_ROOT = re.compile(r"\b([LG])\[('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")\]")
 
 
 class CheckFunction:
-    """All guards of one cache entry, compiled into a single Python function."""
+    """All guards of one cache entry, compiled into a single flat Python function
+    `check(args, G, closure)`: `args` are the frame's parameter values in co_varnames
+    order (what the frame hook passes), `closure` its cells or None.
 
-    def __init__(self, guards: list[Guard], namespace: dict[str, Any]) -> None:
+    Its body reads each source once into a local (``v1 = v0['k']``), at its first use,
+    and returns False at the first guard that fails or raises (a guard on a missing item
+    or attribute simply fails); nothing is allocated when all pass, beyond what a guard
+    itself builds (`list(d.keys())`)."""
+
+    def __init__(
+        self,
+        guards: list[Guard],
+        namespace: dict[str, Any],
+        sources: dict[str, Source],
+        code: types.CodeType,
+        batch_tensors: bool = True,
+    ) -> None:
         self.guards = guards
         self.namespace = namespace
-        body = " and ".join(f"({g.expr})" for g in guards) or "True"
-        self._check = self._compile(body)
+        self.sources = sources
+        self.code = code
+        self.check = self._compile(self._body(batch_tensors))
 
-    def _compile(self, body: str) -> Callable[[dict, dict], bool]:
-        source = f"def ___check_guards(L, G):\n    return {body}\n"
+    def _compile(self, body: list[str]) -> Callable[[tuple, dict, tuple | None], bool]:
+        lines = "".join(f"        {line}\n" for line in body)
+        # Kept for reading (tests, debugging): what the check evaluates.
+        self.source = (
+            "def ___check_guards(args, G, closure):\n"
+            f"    try:\n{lines}        return True\n"
+            "    except Exception:\n        return False\n"
+        )
         scope = dict(self.namespace)
-        exec(compile(source, "<minidynamo guards>", "exec"), scope)
+        exec(compile(self.source, "<minidynamo guards>", "exec"), scope)
         return scope["___check_guards"]
 
-    def __call__(self, f_locals: dict, f_globals: dict) -> bool:
-        try:
-            return bool(self._check(f_locals, f_globals))
-        except Exception:  # a guard on a missing item or attribute simply fails
-            return False
+    def __call__(self, args: tuple, f_globals: dict, closure: tuple | None) -> bool:
+        return self.check(args, f_globals, closure)
 
-    def failure_reason(self, f_locals: dict, f_globals: dict) -> str | None:
-        """The text of the first guard that fails on these locals, or None."""
+    def failure_reason(self, args: tuple, f_globals: dict, closure: tuple | None) -> str | None:
+        """The text of the first guard that fails on these arguments, or None."""
         for guard in self.guards:
-            if not CheckFunction([guard], self.namespace)(f_locals, f_globals):
+            alone = CheckFunction(
+                [guard], self.namespace, self.sources, self.code, batch_tensors=False
+            )
+            if not alone(args, f_globals, closure):
                 return guard.text
         return None
+
+    def _body(self, batch_tensors: bool) -> list[str]:
+        reads = _Reads(self.sources, self.code)
+        body: list[str] = []
+        ordered = sorted(self.guards, key=lambda guard: guard.rank)
+        batched = [guard for guard in ordered if guard.tensor is not None and batch_tensors]
+        for guard in ordered:
+            if batched and guard.tensor is not None:
+                if guard is batched[0]:
+                    body += self._tensor_batch(batched, reads)
+                continue
+            expr = reads.substitute(guard.expr)
+            body += reads.take_new()
+            body.append(f"if not ({expr}): return False")
+        return body
+
+    def _tensor_batch(self, guards: list[Guard], reads: _Reads) -> list[str]:
+        """One C call for all tensors, then their `mark_dynamic` marks, read only once
+        some tensor has been marked (`shapes.dynamic_marks_made`)."""
+        checks = [self.namespace[guard.tensor] for guard in guards]  # type: ignore[index]
+        self.namespace["___tensors"] = tensor_guards([(c.spec, c.example) for c in checks])
+        self.namespace["___shapes"] = shapes
+        values = [reads.substitute(guard.source.name) for guard in guards]  # type: ignore[union-attr]
+        lines = reads.take_new()
+        lines.append(f"if not ___tensors.check({', '.join(values)}): return False")
+        lines.append("if ___shapes.dynamic_marks_made:")
+        for guard, value in zip(guards, values, strict=True):
+            lines.append(f"    if not {guard.tensor}.spec.marks_allowed({value}): return False")
+        return lines
+
+
+class _Reads:
+    """The locals of a check function's body: which source each holds, and the
+    statements that read the ones not yet read."""
+
+    def __init__(self, sources: dict[str, Source], code: types.CodeType) -> None:
+        self.sources = dict(sources)
+        self.params = code.co_varnames[: param_count(code)]
+        self.freevars = code.co_freevars
+        self.locals: dict[str, str] = {}
+        self.pending: list[str] = []
+        self._pattern: re.Pattern[str] | None = None
+
+    def substitute(self, expr: str) -> str:
+        """`expr` with every source name in it replaced by the local holding it."""
+        for match in _ROOT.finditer(expr):
+            name = match.group(0)
+            if name not in self.sources:
+                key = ast.literal_eval(match.group(2))
+                root = LocalSource(key) if match.group(1) == "L" else GlobalSource(key)
+                self.sources[name] = root
+                self._pattern = None
+        if self._pattern is None:
+            names = sorted(self.sources, key=len, reverse=True)
+            self._pattern = re.compile("(?:" + "|".join(map(re.escape, names)) + r")(?!\w)")
+        return self._pattern.sub(lambda match: self.local(self.sources[match.group(0)]), expr)
+
+    def local(self, source: Source) -> str:
+        """The local holding `source`, reading it first (and its bases) if need be."""
+        name = source.name
+        if name not in self.locals:
+            if isinstance(source, ChainedSource):
+                read = source._name_template.format(self.local(source.base))  # noqa: SLF001
+            else:
+                read = self._root(source)
+            self.locals[name] = f"v{len(self.locals)}"
+            self.pending.append(f"{self.locals[name]} = {read}")
+        return self.locals[name]
+
+    def _root(self, source: Source) -> str:
+        if isinstance(source, LocalSource):
+            if source.local_name in self.params:
+                return f"args[{self.params.index(source.local_name)}]"
+            if source.local_name in self.freevars:
+                # An empty cell raises ValueError: the guard fails.
+                return f"closure[{self.freevars.index(source.local_name)}].cell_contents"
+            # Not a local at the frame's entry (a KeyError): a guard on it never holds.
+            return f"{{}}[{source.local_name!r}]"
+        if isinstance(source, GlobalSource):
+            return f"G[{source.global_name!r}]"
+        raise ValueError(f"a guard reads a source it cannot read: {source.name}")
+
+    def take_new(self) -> list[str]:
+        lines, self.pending = self.pending, []
+        return lines

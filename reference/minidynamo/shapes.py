@@ -38,6 +38,9 @@ if TYPE_CHECKING:
 DYNAMIC_DIMS = "_minidynamo_dynamic_dims"
 WEAK_DYNAMIC_DIMS = "_minidynamo_weak_dynamic_dims"
 STATIC_DIMS = "_minidynamo_static_dims"
+# Whether `mark_dynamic` ever marked a tensor: until it has, the check functions skip
+# reading each tensor's DYNAMIC_DIMS (an attribute read per tensor per call).
+dynamic_marks_made = False
 
 
 # Marking dims before the first call (seed: "mark_dynamic ... maybe_mark_dynamic、mark_static").
@@ -55,7 +58,9 @@ def mark_dynamic(t: torch.Tensor, index: int | Sequence[int]) -> None:
     """Trace dim(s) `index` of `t` as symbols from the first compile, without duck shaping.
     A trace that specializes one to a constant raises ConstraintViolationError. A dim of
     size 0 or 1 is still specialized, silently (as torch 2.14 does)."""
+    global dynamic_marks_made
     _mark(t, DYNAMIC_DIMS, index)
+    dynamic_marks_made = True
 
 
 def maybe_mark_dynamic(t: torch.Tensor, index: int | Sequence[int]) -> None:
