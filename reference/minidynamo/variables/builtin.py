@@ -405,9 +405,7 @@ def _call_setattr(
     name: VariableTracker,
     value: VariableTracker,
 ) -> VariableTracker:
-    from minidynamo.variables.user_defined import UserDefinedObjectVariable
-
-    if not isinstance(obj, UserDefinedObjectVariable):
+    if not hasattr(obj, "store_attr"):
         unimplemented(f"setattr on {obj!r}")
     obj.store_attr(tx, name.as_python_constant(), value)
     return ConstantVariable(None)

@@ -154,12 +154,29 @@ class UserDefinedClassVariable(VariableTracker):
     def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
         if name in ("__name__", "__qualname__", "__module__"):
             return ConstantVariable(getattr(self.value, name))
+        stored = tx.output.side_effects.load_class_attr(self.value, name)
+        if stored is DELETED:
+            unimplemented(f"read of the class attribute {name!r} after `del`")
+        if stored is not None:
+            return stored
         try:
             attr = inspect.getattr_static(self.value, name)
         except AttributeError:
             unimplemented(f"class {self.value.__qualname__} has no attribute {name!r}")
         source = None if self.source is None else AttrSource(self.source, name)
         return wrap_class_attribute(tx, self, attr, source)
+
+    def store_attr(self, tx: InstructionTranslatorBase, name: str, value: VariableTracker) -> None:
+        """``Counter.created += 2``: recorded in SideEffects, replayed on the class after
+        the graph. Only through `type.__setattr__` (a plain metaclass), and not a dunder
+        name: those are type slots or type's own data descriptors (``__name__``)."""
+        if type(self.value) not in (type, abc.ABCMeta):
+            unimplemented(f"attribute assignment on {self!r} (metaclass {type(self.value)})")
+        if name.startswith("__") and name.endswith("__"):
+            unimplemented(f"assignment to the special class attribute {name}")
+        if self.source is None:
+            unimplemented(f"attribute assignment .{name} on {self!r}, which cannot be reached")
+        tx.output.side_effects.store_attr(self, name, value)
 
     def reconstruct(self, codegen: PyCodegen) -> None:
         if self.source is not None:
@@ -356,6 +373,11 @@ class UserDefinedObjectVariable(VariableTracker):
             return VariableBuilder(tx, source)(attr)
         if self.source is not None and not self.is_new_object() and hasattr(self.value, "__dict__"):
             tx.output.guards.add_not_in_instance_dict(self.source, name)
+        stored = tx.output.side_effects.load_class_attr(type(self.value), name)
+        if stored is not None:
+            if stored is DELETED or not isinstance(stored, ConstantVariable):
+                unimplemented(f"read of {name!r} through an instance after a class store")
+            return stored
         if isinstance(attr, types.MemberDescriptorType) and not self.is_new_object():
             try:  # a __slots__ value, read in C (dataclasses.Field.name)
                 value = attr.__get__(self.value, type(self.value))
