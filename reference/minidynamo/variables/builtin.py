@@ -340,10 +340,10 @@ def _call_type(tx: InstructionTranslatorBase, obj: VariableTracker) -> VariableT
 
 
 def _has_attr(tx: InstructionTranslatorBase, obj: VariableTracker, name: str) -> bool:
-    from minidynamo.variables.functions import FunctoolsPartialVariable
+    from minidynamo.variables.functions import FunctoolsPartialVariable, NestedUserFunctionVariable
     from minidynamo.variables.user_defined import UserDefinedObjectVariable
 
-    if isinstance(obj, (UserDefinedObjectVariable, TensorVariable)):
+    if isinstance(obj, (UserDefinedObjectVariable, TensorVariable, NestedUserFunctionVariable)):
         return obj.has_attr(tx, name)
     if isinstance(obj, FunctoolsPartialVariable):
         return obj.has_attr(name)
