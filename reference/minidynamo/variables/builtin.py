@@ -604,12 +604,24 @@ def lazy_items(
 
 class LazyIteratorVariable(IteratorVariable):
     """The iterator `map`, `filter` and `zip` return (`cls`): items made as they are
-    asked for."""
+    asked for. A range's iterator also knows how many are left (`length_hint`)."""
 
-    def __init__(self, items: Iterator[VariableTracker], cls: type) -> None:
+    def __init__(
+        self,
+        items: Iterator[VariableTracker],
+        cls: type,
+        *,
+        length_hint: Callable[[], int] | None = None,
+    ) -> None:
         super().__init__()
         self.items = items
         self.cls = cls
+        self.length_hint = length_hint
+
+    def method_length_hint(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        if self.length_hint is None:
+            unimplemented(f"__length_hint__ of {self.cls.__name__}")
+        return ConstantVariable(self.length_hint())
 
     def python_type(self) -> type:
         return self.cls
