@@ -539,9 +539,9 @@ class UserDefinedObjectVariable(VariableTracker):
 
 
 class InstanceDictVariable(VariableTracker):
-    """``obj.__dict__``, read by key only (``.get``, ``[]``, ``in``): each read is the
+    """``obj.__dict__``, read by key (``.get``, ``[]``, ``in``): each read is the
     attribute read, or its absence, guarded as `has_attr` does (a new object's attributes
-    are all in SideEffects)."""
+    are all in SideEffects); and for a new object, its keys (``len``, iteration)."""
 
     def __init__(self, obj: UserDefinedObjectVariable) -> None:
         super().__init__()
@@ -586,3 +586,16 @@ class InstanceDictVariable(VariableTracker):
         self, tx: InstructionTranslatorBase, key: VariableTracker
     ) -> VariableTracker:
         return ConstantVariable(self._present(tx, key))
+
+    def _names(self, tx: InstructionTranslatorBase) -> list[str]:
+        """All the keys, known for a new object only (an input's would need a guard on
+        its whole ``__dict__``)."""
+        if not self.obj.is_new_object():
+            unimplemented(f"the keys of {self!r}")
+        return [name for name, _ in tx.output.side_effects.new_object_attributes(self.obj)]
+
+    def method_len(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        return ConstantVariable(len(self._names(tx)))
+
+    def unpack_var_sequence(self, tx: InstructionTranslatorBase) -> list[VariableTracker]:
+        return [ConstantVariable(name) for name in self._names(tx)]
