@@ -123,6 +123,8 @@ def wrap_class_attribute(
         if attr.fget is None:
             unimplemented("read of a property without getter")
         return UserFunctionVariable(attr.fget).call_function(tx, [owner], {})
+    if isinstance(attr, property):  # read from its class: the property object itself
+        return VariableBuilder(tx, source)(attr)
     if is_method_descriptor(attr) and isinstance(owner, UserDefinedClassVariable):
         return MethodDescriptorVariable(owner.value, attr.__name__)  # type: ignore[attr-defined]
     getter = user_slot(type(attr), "__get__")
