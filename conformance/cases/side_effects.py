@@ -401,3 +401,42 @@ def nonlocal_list_in_closure(x):
     keep(x + 1)
     keep(3)
     return items
+
+
+class Tally:
+    """A class whose attribute the compiled code changes (`Tally.count += 1`)."""
+
+    count = 0
+
+
+def reset_tally():
+    Tally.count = 0
+
+
+@case(
+    tags=["side-effects", "descriptors"],
+    calls=[Call(T(2), before=reset_tally), Call(T(2)), Call(T(2))],
+    expect=Expect(frames=3, graphs=3),
+)
+def class_attribute_incremented_each_call(x):
+    """The class store is replayed after the graph, and the attribute read is guarded:
+    each call sees a new count and recompiles."""
+    Tally.count += 1
+    return x * Tally.count
+
+
+@case(
+    tags=["side-effects", "globals"],
+    calls=[Call(T(2))],
+    options={"fullgraph": True},
+    expect=one_graph("mul", "mul"),
+)
+def module_attribute_store_seen_by_its_functions(x):
+    """`mod.FACTOR += 1` on an imported module: its functions, inlined, read the new
+    value as their global; the store is replayed (and undone) on the module."""
+    from conformance.cases import globals as globals_cases
+
+    globals_cases.FACTOR += 1.0
+    y = globals_cases.helper(x) * globals_cases.FACTOR
+    globals_cases.FACTOR -= 1.0
+    return y

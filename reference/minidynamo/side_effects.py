@@ -4,7 +4,8 @@ RETURN and at each graph break (seed "Graph Breaks": "replay the modifications o
 locals and globals visible at that point"; seed 004: side effects stay in Python).
 
 Recorded: item mutations of input lists, dicts and sets (replayed as their final
-contents), attribute stores and deletions on input objects, global stores and
+contents), attribute stores and deletions on input objects, classes and modules
+(``Counter.created += 2``, ``mod.N += 1``), global stores and
 deletions, and stores to closure cells (`nonlocal`), in the order they first happened.
 Objects created by the trace are rebuilt whole by their `reconstruct`, with their
 attributes (kept here too, so that the trace reads them back).
@@ -13,6 +14,7 @@ attributes (kept here too, so that the trace reads them back).
 from __future__ import annotations
 
 import dataclasses
+import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -75,6 +77,10 @@ class SideEffects:
     def _owner(obj: VariableTracker) -> object:
         if obj.is_new_object():
             return obj
+        value = getattr(obj, "value", None)
+        if obj.source is not None and isinstance(value, (type, types.ModuleType)):
+            # A class or module is reached through many sources (`G['K']`, `type(obj)`).
+            return _shared_owner(value)
         if obj.source is None:  # a tensor the graph made: one FakeTensor per tensor
             return ("tensor", id(obj.example_value))  # type: ignore[attr-defined]
         return obj.source.name
@@ -105,6 +111,21 @@ class SideEffects:
         if not self._reachable(obj):
             return None
         return self.attr_values.get((self._owner(obj), name))
+
+    def load_class_attr(self, cls: type, name: str) -> VariableTracker | None:
+        """What the trace stored as `name` on `cls` or the base class it comes from, as
+        attribute lookup finds it through the MRO; None if the real class answers."""
+        for klass in cls.__mro__:
+            stored = self.attr_values.get((_shared_owner(klass), name))
+            if stored is not None:
+                return stored
+            if name in vars(klass):
+                return None
+        return None
+
+    def load_module_global(self, f_globals: dict, name: str) -> VariableTracker | None:
+        """A global of an inlined function whose module the trace changed (``mod.N = 1``)."""
+        return self.attr_values.get((_shared_owner(f_globals), name))
 
     def new_object_attributes(self, obj: VariableTracker) -> list[tuple[str, VariableTracker]]:
         """The attributes of a new object, in the order they were first stored."""
@@ -233,6 +254,12 @@ class SideEffects:
                 [lambda: codegen(value), lambda: source.base.reconstruct(codegen)], store_contents
             )
         unimplemented(f"assignment to the closure variable {source.name}")
+
+
+def _shared_owner(value: type | types.ModuleType | dict) -> tuple[str, int]:
+    """A module is keyed by its namespace: the globals of the functions defined in it."""
+    namespace = vars(value) if isinstance(value, types.ModuleType) else value
+    return ("shared", id(namespace))
 
 
 def _saved(codegen: PyCodegen, emit: Emit) -> Emit:

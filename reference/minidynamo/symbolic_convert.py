@@ -277,6 +277,10 @@ class InstructionTranslatorBase:
             stored = stored or side_effects.mutated_container(GlobalSource(name).name)
             if stored is not None and stored is not DELETED:
                 return stored
+        else:  # another module's global, which the trace may have set as `mod.name`
+            stored = side_effects.load_module_global(self.f_globals, name)
+            if stored is not None and stored is not DELETED:
+                return stored
         if name in self.f_globals and stored is not DELETED:
             return VariableBuilder(self, self.global_source(name))(self.f_globals[name])
         if name in self.f_builtins:

@@ -14,9 +14,7 @@ from typing import TYPE_CHECKING
 from minidynamo.exc import unimplemented
 from minidynamo.opcodes import handler
 from minidynamo.variables.constant import ConstantVariable
-from minidynamo.variables.exceptions import ExceptionVariable
 from minidynamo.variables.misc import NullVariable
-from minidynamo.variables.tensor import TensorVariable
 from minidynamo.variables.user_defined import UserDefinedObjectVariable
 
 if TYPE_CHECKING:
@@ -159,7 +157,7 @@ def LOAD_ATTR_null_above(tx: InstructionTranslatorBase, inst: Instruction) -> No
 @handler("STORE_ATTR")
 def STORE_ATTR(tx: InstructionTranslatorBase, inst: Instruction) -> None:
     obj, value = tx.pop(), tx.pop()
-    if not isinstance(obj, (UserDefinedObjectVariable, TensorVariable, ExceptionVariable)):
+    if not hasattr(obj, "store_attr"):  # the kinds of value whose attributes are modelled
         unimplemented(f"attribute assignment .{inst.argval} on {obj!r}")
     obj.store_attr(tx, inst.argval, value)
 

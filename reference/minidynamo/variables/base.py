@@ -29,6 +29,7 @@ DUNDER_NAMES = {
     "__contains__": "contains",
     "__iter__": "iter",
     "__next__": "next",
+    "__length_hint__": "length_hint",
     "__add__": "add_op",
     "__iadd__": "iadd_op",
     "__mul__": "mul_op",

@@ -344,10 +344,10 @@ def _call_type(tx: InstructionTranslatorBase, obj: VariableTracker) -> VariableT
 
 
 def _has_attr(tx: InstructionTranslatorBase, obj: VariableTracker, name: str) -> bool:
-    from minidynamo.variables.functions import FunctoolsPartialVariable
+    from minidynamo.variables.functions import FunctoolsPartialVariable, NestedUserFunctionVariable
     from minidynamo.variables.user_defined import UserDefinedObjectVariable
 
-    if isinstance(obj, (UserDefinedObjectVariable, TensorVariable)):
+    if isinstance(obj, (UserDefinedObjectVariable, TensorVariable, NestedUserFunctionVariable)):
         return obj.has_attr(tx, name)
     if isinstance(obj, FunctoolsPartialVariable):
         return obj.has_attr(name)
@@ -409,9 +409,7 @@ def _call_setattr(
     name: VariableTracker,
     value: VariableTracker,
 ) -> VariableTracker:
-    from minidynamo.variables.user_defined import UserDefinedObjectVariable
-
-    if not isinstance(obj, UserDefinedObjectVariable):
+    if not hasattr(obj, "store_attr"):
         unimplemented(f"setattr on {obj!r}")
     obj.store_attr(tx, name.as_python_constant(), value)
     return ConstantVariable(None)
@@ -610,12 +608,24 @@ def lazy_items(
 
 class LazyIteratorVariable(IteratorVariable):
     """The iterator `map`, `filter` and `zip` return (`cls`): items made as they are
-    asked for."""
+    asked for. A range's iterator also knows how many are left (`length_hint`)."""
 
-    def __init__(self, items: Iterator[VariableTracker], cls: type) -> None:
+    def __init__(
+        self,
+        items: Iterator[VariableTracker],
+        cls: type,
+        *,
+        length_hint: Callable[[], int] | None = None,
+    ) -> None:
         super().__init__()
         self.items = items
         self.cls = cls
+        self.length_hint = length_hint
+
+    def method_length_hint(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        if self.length_hint is None:
+            unimplemented(f"__length_hint__ of {self.cls.__name__}")
+        return ConstantVariable(self.length_hint())
 
     def python_type(self) -> type:
         return self.cls

@@ -132,6 +132,12 @@ class OrderedDictVariable(ConstDictVariable):
     def method_copy(self, tx: InstructionTranslatorBase) -> VariableTracker:
         return OrderedDictVariable(self.items)
 
+    def method_popitem(  # type: ignore[override]
+        self, tx: InstructionTranslatorBase, last: VariableTracker | None = None
+    ) -> VariableTracker:
+        """``popitem(last=False)`` takes the first pair."""
+        return self.pop_item(tx, last=last is None or bool(last.as_python_constant()))
+
     def method_move_to_end(
         self,
         tx: InstructionTranslatorBase,

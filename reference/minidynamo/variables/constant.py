@@ -155,7 +155,10 @@ class ConstantVariable(VariableTracker):
         from minidynamo.variables.lists import ListIteratorVariable
 
         if isinstance(self.value, range):
-            return LazyIteratorVariable(map(ConstantVariable, self.value), type(iter(self.value)))
+            items = iter(self.value)  # its __length_hint__ counts what is left
+            return LazyIteratorVariable(
+                map(ConstantVariable, items), type(items), length_hint=items.__length_hint__
+            )
         return ListIteratorVariable(self.unpack_var_sequence(tx))
 
     def unpack_var_sequence(self, tx: InstructionTranslatorBase) -> list[VariableTracker]:

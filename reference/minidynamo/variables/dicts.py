@@ -170,6 +170,17 @@ class ConstDictVariable(VariableTracker):
             raise_observed(KeyError, k)
         return self.items.pop(k, default)
 
+    def method_popitem(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        """The last (key, value) pair, removed."""
+        return self.pop_item(tx, last=True)
+
+    def pop_item(self, tx: InstructionTranslatorBase, *, last: bool) -> VariableTracker:
+        check_mutable(tx, self)
+        if not self.items:
+            raise_observed(KeyError, "popitem(): dictionary is empty")
+        k = next(reversed(self.items)) if last else next(iter(self.items))
+        return TupleVariable([key_variable(k), self.items.pop(k)])
+
     def method_setdefault(
         self,
         tx: InstructionTranslatorBase,

@@ -19,8 +19,15 @@ from typing import TYPE_CHECKING, Any
 
 from minidynamo import graph_break_registry as gb
 from minidynamo import trace_rules
-from minidynamo.bytecode import create_call_function_kw, create_make_function
+from minidynamo.bytecode import (
+    create_call_function_kw,
+    create_dup_top,
+    create_instruction,
+    create_make_function,
+    create_swap,
+)
 from minidynamo.exc import ObservedException, unimplemented
+from minidynamo.side_effects import DELETED
 from minidynamo.source import AttrSource, GetItemSource, GlobalSource
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable
@@ -315,8 +322,38 @@ class NestedUserFunctionVariable(BaseUserFunctionVariable):
         cells = self.closure.unpack_var_sequence(tx) if self.closure else []
         return dict(zip(self.code.co_freevars, cells, strict=False))  # type: ignore[arg-type]
 
+    def is_new_object(self) -> bool:
+        return True  # one function object however often it is used, with its attributes
+
+    def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
+        """Attributes the trace set on it (``inner.calls = 1``), and its names."""
+        stored = tx.output.side_effects.load_attr(self, name)
+        if stored is DELETED:
+            unimplemented(f"read of the function attribute {name!r} after `del`")
+        if stored is not None:
+            return stored
+        if name == "__qualname__":
+            return ConstantVariable(self.qualname)
+        if name == "__module__":
+            return ConstantVariable(self.f_globals.get("__name__"))
+        return super().var_getattr(tx, name)
+
+    def store_attr(self, tx: InstructionTranslatorBase, name: str, value: VariableTracker) -> None:
+        """``inner.calls = 1``: kept in SideEffects, set again when the function is
+        rebuilt. Dunder attributes (``__defaults__``, ``__code__``) change the function."""
+        if name.startswith("__") and name.endswith("__"):
+            unimplemented(f"assignment to the function attribute {name}")
+        tx.output.side_effects.store_attr(self, name, value)
+
+    def has_attr(self, tx: InstructionTranslatorBase, name: str) -> bool:
+        stored = tx.output.side_effects.load_attr(self, name)
+        if stored is not None:
+            return stored is not DELETED
+        return hasattr(types.FunctionType, name)  # a new function's own __dict__ is empty
+
     def reconstruct(self, codegen: PyCodegen) -> None:
-        """MAKE_FUNCTION again, over the same cells (annotations are not kept)."""
+        """MAKE_FUNCTION again, over the same cells (annotations are not kept), then the
+        attributes the trace set on it."""
         parts = []
         for part in ("defaults", "kwdefaults", "closure"):  # MAKE_FUNCTION's stack order
             value = getattr(self, part)
@@ -324,6 +361,12 @@ class NestedUserFunctionVariable(BaseUserFunctionVariable):
                 codegen(value)
                 parts.append(part)
         codegen.extend(create_make_function(self.code, self.qualname, tuple(parts)))
+        for name, value in codegen.output.side_effects.new_object_attributes(self):
+            # fn -> fn, fn -> fn, fn, value -> fn, value, fn -> fn.name = value
+            codegen.extend(create_dup_top())
+            codegen(value)
+            codegen.extend(create_swap(2))
+            codegen.extend([create_instruction("STORE_ATTR", argval=name)])
 
 
 class UserMethodVariable(VariableTracker):

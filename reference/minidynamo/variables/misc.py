@@ -7,6 +7,7 @@ import types
 from typing import TYPE_CHECKING, Any
 
 from minidynamo.exc import unimplemented
+from minidynamo.side_effects import DELETED
 from minidynamo.source import AttrSource, LocalSource
 from minidynamo.variables.base import VariableTracker
 
@@ -116,6 +117,11 @@ class PythonModuleVariable(VariableTracker):
         from minidynamo.builder import VariableBuilder
         from minidynamo.trace_rules import is_library_module
 
+        stored = tx.output.side_effects.load_attr(self, name)
+        if stored is DELETED:
+            unimplemented(f"read of the module attribute {name!r} after `del`")
+        if stored is not None:
+            return stored
         if not hasattr(self.value, name):
             unimplemented(f"module {self.value.__name__} has no attribute {name!r}")
         source = None if self.source is None else AttrSource(self.source, name)
@@ -123,6 +129,17 @@ class PythonModuleVariable(VariableTracker):
         # Library namespaces (torch, the stdlib) are assumed fixed: no guard per attribute.
         guard = not is_library_module(self.value)
         return VariableBuilder(tx, source, guard=guard)(value)
+
+    def store_attr(self, tx: InstructionTranslatorBase, name: str, value: VariableTracker) -> None:
+        """``mod.N += 1`` on a user module: recorded in SideEffects, replayed after the
+        graph; functions of `mod` inlined later read the new value as their global."""
+        from minidynamo.trace_rules import is_library_module
+
+        if is_library_module(self.value) or self.source is None:
+            unimplemented(f"attribute assignment .{name} on {self!r}")
+        if vars(self.value) is tx.output.root_globals:  # a global store, by another name
+            unimplemented(f"attribute assignment .{name} on the compiled function's module")
+        tx.output.side_effects.store_attr(self, name, value)
 
 
 class EnvironVariable(VariableTracker):

@@ -124,6 +124,8 @@ def wrap_class_attribute(
         if attr.fget is None:
             unimplemented("read of a property without getter")
         return UserFunctionVariable(attr.fget).call_function(tx, [owner], {})
+    if isinstance(attr, property):  # read from its class: the property object itself
+        return VariableBuilder(tx, source)(attr)
     if is_method_descriptor(attr) and isinstance(owner, UserDefinedClassVariable):
         return MethodDescriptorVariable(owner.value, attr.__name__)  # type: ignore[attr-defined]
     getter = user_slot(type(attr), "__get__")
@@ -155,12 +157,29 @@ class UserDefinedClassVariable(VariableTracker):
     def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
         if name in ("__name__", "__qualname__", "__module__"):
             return ConstantVariable(getattr(self.value, name))
+        stored = tx.output.side_effects.load_class_attr(self.value, name)
+        if stored is DELETED:
+            unimplemented(f"read of the class attribute {name!r} after `del`")
+        if stored is not None:
+            return stored
         try:
             attr = inspect.getattr_static(self.value, name)
         except AttributeError:
             unimplemented(f"class {self.value.__qualname__} has no attribute {name!r}")
         source = None if self.source is None else AttrSource(self.source, name)
         return wrap_class_attribute(tx, self, attr, source)
+
+    def store_attr(self, tx: InstructionTranslatorBase, name: str, value: VariableTracker) -> None:
+        """``Counter.created += 2``: recorded in SideEffects, replayed on the class after
+        the graph. Only through `type.__setattr__` (a plain metaclass), and not a dunder
+        name: those are type slots or type's own data descriptors (``__name__``)."""
+        if type(self.value) not in (type, abc.ABCMeta):
+            unimplemented(f"attribute assignment on {self!r} (metaclass {type(self.value)})")
+        if name.startswith("__") and name.endswith("__"):
+            unimplemented(f"assignment to the special class attribute {name}")
+        if self.source is None:
+            unimplemented(f"attribute assignment .{name} on {self!r}, which cannot be reached")
+        tx.output.side_effects.store_attr(self, name, value)
 
     def reconstruct(self, codegen: PyCodegen) -> None:
         if self.source is not None:
@@ -361,6 +380,11 @@ class UserDefinedObjectVariable(VariableTracker):
             return VariableBuilder(tx, source)(attr)
         if self.source is not None and not self.is_new_object() and hasattr(self.value, "__dict__"):
             tx.output.guards.add_not_in_instance_dict(self.source, name)
+        stored = tx.output.side_effects.load_class_attr(type(self.value), name)
+        if stored is not None:
+            if stored is DELETED or not isinstance(stored, ConstantVariable):
+                unimplemented(f"read of {name!r} through an instance after a class store")
+            return stored
         if isinstance(attr, types.MemberDescriptorType) and not self.is_new_object():
             try:  # a __slots__ value, read in C (dataclasses.Field.name)
                 value = attr.__get__(self.value, type(self.value))
@@ -522,9 +546,9 @@ class UserDefinedObjectVariable(VariableTracker):
 
 
 class InstanceDictVariable(VariableTracker):
-    """``obj.__dict__``, read by key only (``.get``, ``[]``, ``in``): each read is the
+    """``obj.__dict__``, read by key (``.get``, ``[]``, ``in``): each read is the
     attribute read, or its absence, guarded as `has_attr` does (a new object's attributes
-    are all in SideEffects)."""
+    are all in SideEffects); and for a new object, its keys (``len``, iteration)."""
 
     def __init__(self, obj: UserDefinedObjectVariable) -> None:
         super().__init__()
@@ -569,3 +593,16 @@ class InstanceDictVariable(VariableTracker):
         self, tx: InstructionTranslatorBase, key: VariableTracker
     ) -> VariableTracker:
         return ConstantVariable(self._present(tx, key))
+
+    def _names(self, tx: InstructionTranslatorBase) -> list[str]:
+        """All the keys, known for a new object only (an input's would need a guard on
+        its whole ``__dict__``)."""
+        if not self.obj.is_new_object():
+            unimplemented(f"the keys of {self!r}")
+        return [name for name, _ in tx.output.side_effects.new_object_attributes(self.obj)]
+
+    def method_len(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        return ConstantVariable(len(self._names(tx)))
+
+    def unpack_var_sequence(self, tx: InstructionTranslatorBase) -> list[VariableTracker]:
+        return [ConstantVariable(name) for name in self._names(tx)]
