@@ -129,17 +129,23 @@ class BaseListVariable(VariableTracker):
         return ConstantVariable(found)
 
     def method_index(
-        self, tx: InstructionTranslatorBase, value: VariableTracker
+        self,
+        tx: InstructionTranslatorBase,
+        value: VariableTracker,
+        *bounds: VariableTracker,
     ) -> VariableTracker:
-        """Identity first, then ``==``, as `list.index`: a tensor finds itself."""
+        """Identity first, then ``==``, as `list.index`: a tensor finds itself. `bounds`
+        are the optional start and stop of the search."""
         from minidynamo.variables.builtin import compare_identity_or_equal
         from minidynamo.variables.constant import fold
 
-        for i, item in enumerate(self.items):
-            if compare_identity_or_equal(tx, item, value):
+        limits = [b.as_python_constant() for b in bounds]
+        start, stop = (*limits, None, None)[:2]
+        for i in range(len(self.items))[start:stop]:
+            if compare_identity_or_equal(tx, self.items[i], value):
                 return ConstantVariable(i)
         # Not found: CPython's own ValueError (its message differs between versions).
-        return fold(self.as_python_constant().index, [value.as_python_constant()], {})
+        return fold(self.as_python_constant().index, [value.as_python_constant(), *limits], {})
 
     def method_count(
         self, tx: InstructionTranslatorBase, value: VariableTracker
