@@ -14,7 +14,7 @@ import torch
 from minidynamo.exc import unimplemented
 from minidynamo.trace_rules import is_namedtuple
 from minidynamo.variables.base import VariableTracker
-from minidynamo.variables.constant import ConstantVariable
+from minidynamo.variables.constant import ConstantVariable, is_constant_none
 from minidynamo.variables.exceptions import raise_observed
 from minidynamo.variables.symnode import SymNodeVariable, specialize
 
@@ -350,9 +350,19 @@ class ListVariable(BaseListVariable):
         return ConstantVariable(None)
 
     def method_sort(
-        self, tx: InstructionTranslatorBase, *, reverse: VariableTracker | None = None
+        self,
+        tx: InstructionTranslatorBase,
+        *,
+        key: VariableTracker | None = None,
+        reverse: VariableTracker | None = None,
     ) -> VariableTracker:
         check_mutable(tx, self)
+        if key is not None and not is_constant_none(key):
+            from minidynamo.polyfills.builtins import list_sort
+            from minidynamo.variables.functions import inline_polyfill
+
+            kwargs = {"key": key} if reverse is None else {"key": key, "reverse": reverse}
+            return inline_polyfill(tx, list_sort, [self], kwargs)
         descending = bool(reverse and reverse.as_python_constant())
         self.items[:] = ConstantVariable.create(
             sorted(self.as_python_constant(), reverse=descending)
