@@ -320,12 +320,16 @@ def train_false_reaches_children():
 # hooks
 
 
+# Hooks are registered at import: their handle ids (a process-wide counter) are in the
+# guards, so modules hooked per run would give each run other guard text.
+HALVED = nn.Sequential(nn.Linear(3, 3), nn.ReLU())
+HALVED[0].register_forward_hook(lambda mod, args, out: out * 0.5)
+
+
 @case(tags=TAGS, calls=[Call(T(2, 3))], options=FULLGRAPH, factory=True, expect=ONE)
 def forward_hook_on_child_changes_output():
     """A forward hook on a child module replaces the child's output inside the parent."""
-    net = nn.Sequential(nn.Linear(3, 3), nn.ReLU())
-    net[0].register_forward_hook(lambda mod, args, out: out * 0.5)
-    return net
+    return HALVED
 
 
 @case(tags=TAGS, calls=[Call(T(2, 3))], options=FULLGRAPH, factory=True, expect=ONE)
@@ -344,28 +348,32 @@ def record_shape(mod, args, out):
     FEATURES.append(tuple(out.shape))
 
 
+EXTRACTOR = nn.Sequential(nn.Linear(3, 4), nn.Linear(4, 2))
+for _layer in EXTRACTOR:
+    _layer.register_forward_hook(record_shape)
+
+
 @case(tags=["nn-idioms", "nn-module", "side-effects"], calls=[Call(T(2, 3))], factory=True,
       expect=Expect(frames=1, graphs=1))  # fmt: skip
 def forward_hook_appends_to_global_list():
     """A feature-extraction hook appending to a global list (the effect is replayed)."""
-    net = nn.Sequential(nn.Linear(3, 4), nn.Linear(4, 2))
-    for layer in net:
-        layer.register_forward_hook(record_shape)
-    return net
+    return EXTRACTOR
+
+
+class Scale(nn.Module):
+    def forward(self, x, k=1.0):
+        return x * k
+
+
+RESCALED = Scale()
+RESCALED.register_forward_pre_hook(lambda m, args, kwargs: (args, {"k": 3.0}), with_kwargs=True)
 
 
 @case(tags=TAGS, calls=[Call(T(2, 3))], options=FULLGRAPH, factory=True,
       expect=Expect(graphs=1))  # fmt: skip
 def forward_pre_hook_with_kwargs_rewrites_input():
     """A pre-hook registered `with_kwargs=True` rewrites a keyword argument."""
-
-    class Scale(nn.Module):
-        def forward(self, x, k=1.0):
-            return x * k
-
-    net = Scale()
-    net.register_forward_pre_hook(lambda m, args, kwargs: (args, {"k": 3.0}), with_kwargs=True)
-    return net
+    return RESCALED
 
 
 # parametrizations and weight tying
