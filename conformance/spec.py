@@ -19,6 +19,7 @@ import torch
 TAGS = frozenset(
     {
         "arithmetic",
+        "autograd",
         "builtins",
         "calls",
         "closures",
@@ -36,8 +37,11 @@ TAGS = frozenset(
         "guards",
         "inlining",
         "loops",
+        "model-idioms",
+        "nn-idioms",
         "nn-module",
         "numpy",
+        "python-semantics",
         "real-models",
         "recompiles",
         "seed",

@@ -197,3 +197,42 @@ def set_issuperset(self: set, other: Iterable) -> bool:
         if item not in self:
             return False
     return True
+
+
+def list_sort(
+    self: list, *, key: Callable[[Any], Any] | None = None, reverse: bool = False
+) -> None:
+    """`list.sort(key=...)`: the stable sort above, stored back into the same list."""
+    self[:] = sorted(self, key=key, reverse=reverse)
+
+
+def dict_popitem(self: dict) -> tuple:
+    if not self:
+        raise KeyError("popitem(): dictionary is empty")
+    key = list(self)[-1]
+    return key, self.pop(key)
+
+
+def set_copy(self: set) -> set:
+    return set(self)
+
+
+def set_intersection_update(self: set, *others: Iterable) -> None:
+    kept = set_intersection(self, *others)
+    for item in list(self):
+        if item not in kept:
+            self.discard(item)
+
+
+def set_difference_update(self: set, *others: Iterable) -> None:
+    for other in others:
+        for item in other:
+            self.discard(item)
+
+
+def set_symmetric_difference_update(self: set, other: Iterable) -> None:
+    for item in set(other):
+        if item in self:
+            self.discard(item)
+        else:
+            self.add(item)

@@ -150,3 +150,45 @@ def groupby(iterable: Iterable, key: Callable | None = None) -> Iterator[tuple[A
         if current_key == target_key:
             for _ in group:
                 pass
+
+
+def takewhile(predicate: Callable[[Any], Any], iterable: Iterable) -> Iterator:
+    for item in iterable:
+        if not predicate(item):
+            return
+        yield item
+
+
+def dropwhile(predicate: Callable[[Any], Any], iterable: Iterable) -> Iterator:
+    dropping = True
+    for item in iterable:
+        if dropping and predicate(item):
+            continue
+        dropping = False
+        yield item
+
+
+def starmap(func: Callable[..., Any], iterable: Iterable) -> Iterator:
+    for args in iterable:
+        yield func(*args)
+
+
+def compress(data: Iterable, selectors: Iterable) -> Iterator:
+    for item, selected in zip(data, selectors, strict=False):
+        if selected:
+            yield item
+
+
+def filterfalse(predicate: Callable[[Any], Any] | None, iterable: Iterable) -> Iterator:
+    for item in iterable:
+        if not (bool(item) if predicate is None else predicate(item)):
+            yield item
+
+
+def cycle(iterable: Iterable) -> Iterator:
+    saved = []
+    for item in iterable:
+        yield item
+        saved.append(item)
+    while saved:
+        yield from saved

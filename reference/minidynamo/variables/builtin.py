@@ -87,8 +87,8 @@ OPERATOR_FUNCTIONS = (
 
 # Builtins without side effects: folded when every argument is a constant.
 PURE_BUILTINS = frozenset(
-    {abs, all, any, bool, callable, chr, divmod, float, format, hash, int, len, max, min,
-     ord, pow, repr, round, sorted, str, sum, tuple, list, dict, set, frozenset, range,
+    {abs, all, any, bin, bool, callable, chr, divmod, float, format, hash, int, len, max, min,
+     oct, hex, ord, pow, repr, round, sorted, str, sum, tuple, list, dict, set, frozenset, range,
      slice, complex, bytes, isinstance, issubclass, type, reversed, enumerate, zip,
      operator.not_, operator.truth, operator.index, operator.contains, operator.is_,
      operator.is_not, operator.getitem}
@@ -216,6 +216,8 @@ def call_container_operator(
         return left.call_method(tx, dunder, rest, {})  # `d1 | d2`, `d |= pairs`
     if fn in (operator.eq, operator.ne) and isinstance(left, UserDefinedObjectVariable):
         return left.compare_equal(tx, fn, rest[0])
+    if fn in USER_OPERATOR_DUNDERS and any(isinstance(a, UserDefinedObjectVariable) for a in args):
+        return call_user_operator(tx, fn, args)
     if fn is operator.mul and isinstance(rest[0], BaseListVariable):
         return rest[0].call_method(tx, "__mul__", [left], {})
     if fn in INPLACE_TO_PLAIN and not isinstance(left, ListVariable):
@@ -226,6 +228,48 @@ def call_container_operator(
     if fn not in CONTAINER_METHODS:
         unimplemented(f"operator.{fn.__name__} on {', '.join(map(repr, args))}")
     return left.call_method(tx, CONTAINER_METHODS[fn], rest, {})
+
+
+# Operators a user class implements with Python dunder methods, and for binary ones the
+# reflected method Python tries on the right operand next.
+USER_OPERATOR_DUNDERS = {
+    operator.neg: "__neg__", operator.pos: "__pos__", operator.invert: "__invert__",
+    operator.lt: "__lt__", operator.le: "__le__", operator.gt: "__gt__", operator.ge: "__ge__",
+    operator.add: "__add__", operator.sub: "__sub__", operator.mul: "__mul__",
+    operator.truediv: "__truediv__", operator.floordiv: "__floordiv__",
+    operator.mod: "__mod__", operator.matmul: "__matmul__", operator.pow: "__pow__",
+}  # fmt: skip
+REFLECTED_DUNDERS = {
+    operator.lt: "__gt__", operator.le: "__ge__", operator.gt: "__lt__", operator.ge: "__le__",
+    operator.add: "__radd__", operator.sub: "__rsub__", operator.mul: "__rmul__",
+    operator.truediv: "__rtruediv__", operator.floordiv: "__rfloordiv__",
+    operator.mod: "__rmod__", operator.matmul: "__rmatmul__", operator.pow: "__rpow__",
+}  # fmt: skip
+
+
+def call_user_operator(
+    tx: InstructionTranslatorBase, fn: Callable, args: list[VariableTracker]
+) -> VariableTracker:
+    """`-obj`, `a < b`, `0 + obj` on user objects: the left operand's dunder method, then
+    the right one's reflected method where the first is missing or returns NotImplemented
+    (the right first when its class is a subclass of the left's, as Python does)."""
+    from minidynamo.variables.user_defined import UserDefinedObjectVariable
+
+    attempts = [(args[0], USER_OPERATOR_DUNDERS[fn], args[1:])]
+    if len(args) == 2 and fn in REFLECTED_DUNDERS:
+        reflected = (args[1], REFLECTED_DUNDERS[fn], args[:1])
+        left_type, right_type = (arg.python_type() for arg in args)
+        first = right_type is not left_type and issubclass(right_type, left_type)
+        attempts.insert(0 if first else 1, reflected)
+    for obj, name, rest in attempts:
+        if not isinstance(obj, UserDefinedObjectVariable):
+            continue
+        if not isinstance(inspect.getattr_static(type(obj.value), name, None), types.FunctionType):
+            continue
+        result = obj.call_method(tx, name, rest, {})
+        if not (result.is_python_constant() and result.as_python_constant() is NotImplemented):
+            return result
+    unimplemented(f"operator.{fn.__name__} on {', '.join(map(repr, args))}")
 
 
 class BuiltinVariable(VariableTracker):

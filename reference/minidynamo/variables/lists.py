@@ -14,7 +14,7 @@ import torch
 from minidynamo.exc import unimplemented
 from minidynamo.trace_rules import is_namedtuple
 from minidynamo.variables.base import VariableTracker
-from minidynamo.variables.constant import ConstantVariable
+from minidynamo.variables.constant import ConstantVariable, is_constant_none
 from minidynamo.variables.exceptions import raise_observed
 from minidynamo.variables.symnode import SymNodeVariable, specialize
 
@@ -129,17 +129,23 @@ class BaseListVariable(VariableTracker):
         return ConstantVariable(found)
 
     def method_index(
-        self, tx: InstructionTranslatorBase, value: VariableTracker
+        self,
+        tx: InstructionTranslatorBase,
+        value: VariableTracker,
+        *bounds: VariableTracker,
     ) -> VariableTracker:
-        """Identity first, then ``==``, as `list.index`: a tensor finds itself."""
+        """Identity first, then ``==``, as `list.index`: a tensor finds itself. `bounds`
+        are the optional start and stop of the search."""
         from minidynamo.variables.builtin import compare_identity_or_equal
         from minidynamo.variables.constant import fold
 
-        for i, item in enumerate(self.items):
-            if compare_identity_or_equal(tx, item, value):
+        limits = [b.as_python_constant() for b in bounds]
+        start, stop = (*limits, None, None)[:2]
+        for i in range(len(self.items))[start:stop]:
+            if compare_identity_or_equal(tx, self.items[i], value):
                 return ConstantVariable(i)
         # Not found: CPython's own ValueError (its message differs between versions).
-        return fold(self.as_python_constant().index, [value.as_python_constant()], {})
+        return fold(self.as_python_constant().index, [value.as_python_constant(), *limits], {})
 
     def method_count(
         self, tx: InstructionTranslatorBase, value: VariableTracker
@@ -344,9 +350,19 @@ class ListVariable(BaseListVariable):
         return ConstantVariable(None)
 
     def method_sort(
-        self, tx: InstructionTranslatorBase, *, reverse: VariableTracker | None = None
+        self,
+        tx: InstructionTranslatorBase,
+        *,
+        key: VariableTracker | None = None,
+        reverse: VariableTracker | None = None,
     ) -> VariableTracker:
         check_mutable(tx, self)
+        if key is not None and not is_constant_none(key):
+            from minidynamo.polyfills.builtins import list_sort
+            from minidynamo.variables.functions import inline_polyfill
+
+            kwargs = {"key": key} if reverse is None else {"key": key, "reverse": reverse}
+            return inline_polyfill(tx, list_sort, [self], kwargs)
         descending = bool(reverse and reverse.as_python_constant())
         self.items[:] = ConstantVariable.create(
             sorted(self.as_python_constant(), reverse=descending)
