@@ -219,7 +219,6 @@ METHOD_POLYFILLS: dict[tuple[type, str], Callable] = {
     (set, "intersection_update"): builtins_polyfills.set_intersection_update,
     (set, "difference_update"): builtins_polyfills.set_difference_update,
     (set, "symmetric_difference_update"): builtins_polyfills.set_symmetric_difference_update,
-    (dict, "popitem"): builtins_polyfills.dict_popitem,
     (set, "intersection"): builtins_polyfills.set_intersection,
     (set, "difference"): builtins_polyfills.set_difference,
     (set, "symmetric_difference"): builtins_polyfills.set_symmetric_difference,

@@ -206,13 +206,6 @@ def list_sort(
     self[:] = sorted(self, key=key, reverse=reverse)
 
 
-def dict_popitem(self: dict) -> tuple:
-    if not self:
-        raise KeyError("popitem(): dictionary is empty")
-    key = list(self)[-1]
-    return key, self.pop(key)
-
-
 def set_copy(self: set) -> set:
     return set(self)
 
