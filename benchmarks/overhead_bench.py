@@ -29,6 +29,7 @@ from collections.abc import Callable
 import minidynamo
 import torch
 import torch._dynamo
+from tracer_bench import inlined_calls, mse, unrolled_loop
 
 
 class MLP(torch.nn.Module):
@@ -90,24 +91,6 @@ def with_graph_break(x):
 
 def scalars(x, a, b):
     return x * a + b
-
-
-def mse(x, y):
-    return ((x - y) ** 2).sum()
-
-
-def helper(a, k=2):
-    return a * k + 1
-
-
-def inlined_calls(x):
-    return helper(helper(x), k=3).relu()
-
-
-def unrolled_loop(x):
-    for i in range(8):
-        x = x * 0.5 + i
-    return x
 
 
 def one_op(x):
