@@ -29,17 +29,7 @@ from collections.abc import Callable
 import minidynamo
 import torch
 import torch._dynamo
-from tracer_bench import inlined_calls, mse, unrolled_loop
-
-
-class MLP(torch.nn.Module):
-    def __init__(self) -> None:
-        super().__init__()
-        self.lin1 = torch.nn.Linear(16, 32)
-        self.lin2 = torch.nn.Linear(32, 4)
-
-    def forward(self, x):
-        return self.lin2(torch.relu(self.lin1(x)))
+from tracer_bench import MLP, inlined_calls, mse, unrolled_loop
 
 
 class Config:
