@@ -197,6 +197,7 @@ POLYFILLS: dict[Callable, Callable] = {
     itertools.filterfalse: itertools_polyfills.filterfalse,
     itertools.cycle: itertools_polyfills.cycle,
     functools.reduce: functools_polyfills.reduce,
+    functools.cmp_to_key: functools_polyfills.cmp_to_key,
     operator.length_hint: builtins_polyfills.length_hint,
     operator.itemgetter: operator_polyfills.itemgetter,
     operator.attrgetter: operator_polyfills.attrgetter,

@@ -20,3 +20,35 @@ def reduce(function: Callable[[Any, Any], Any], iterable: Iterable, *initial: An
     if not started:
         raise TypeError("reduce() of empty iterable with no initial value")
     return value
+
+
+class _CmpKey:
+    """The key `cmp_to_key(cmp)` makes of one item: compared through `cmp`, unhashable."""
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, cmp: Callable[[Any, Any], int], obj: Any) -> None:
+        self.cmp = cmp
+        self.obj = obj
+
+    def __lt__(self, other: _CmpKey) -> bool:
+        return self.cmp(self.obj, other.obj) < 0
+
+    def __gt__(self, other: _CmpKey) -> bool:
+        return self.cmp(self.obj, other.obj) > 0
+
+    def __le__(self, other: _CmpKey) -> bool:
+        return self.cmp(self.obj, other.obj) <= 0
+
+    def __ge__(self, other: _CmpKey) -> bool:
+        return self.cmp(self.obj, other.obj) >= 0
+
+    def __eq__(self, other: object) -> bool:
+        return self.cmp(self.obj, other.obj) == 0  # type: ignore[attr-defined]
+
+
+def cmp_to_key(cmp: Callable[[Any, Any], int]) -> Callable[[Any], _CmpKey]:
+    def key(obj: Any) -> _CmpKey:
+        return _CmpKey(cmp, obj)
+
+    return key
