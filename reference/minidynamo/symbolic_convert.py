@@ -71,6 +71,18 @@ class LazyVariableTracker:
         self.source = source
 
 
+# The translators running an instruction, innermost last: a dict or set compares user
+# objects as keys by inlining their ``__eq__`` in the one running now.
+_RUNNING: list[InstructionTranslatorBase] = []
+
+
+def current_tx() -> InstructionTranslatorBase:
+    """The translator whose instruction is being run."""
+    if not _RUNNING:
+        unimplemented("a traced operation outside of an instruction")
+    return _RUNNING[-1]
+
+
 class InstructionTranslatorBase:
     """The state of one symbolically executed frame: its stack, locals and cells."""
 
@@ -147,6 +159,7 @@ class InstructionTranslatorBase:
         if trace_log.isEnabledFor(logging.DEBUG):
             trace_log.debug("TRACE %s %s %s", inst.opname, _argrepr(inst), self.stack)
         handler = HANDLERS.get(inst.opname)
+        _RUNNING.append(self)
         try:
             if handler is None:
                 unimplemented(f"opcode {inst.opname}", gb.UNSUPPORTED_OPCODE)
@@ -160,6 +173,8 @@ class InstructionTranslatorBase:
             e.user_stack.append(self.frame_summary())
             self.locate_break(e, self.instruction_pointer - 1)
             raise
+        finally:
+            _RUNNING.pop()
 
     def charge_budget(self) -> None:
         """Count one instruction against the trace's budget; past it the trace stops

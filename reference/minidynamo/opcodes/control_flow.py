@@ -40,7 +40,7 @@ def JUMP(tx: InstructionTranslatorBase, inst: Instruction) -> None:
 @handler("POP_JUMP_BACKWARD_IF_FALSE", since=(3, 11), until=(3, 11))
 @handler("POP_JUMP_IF_FALSE", since=(3, 12))
 def POP_JUMP_IF_FALSE(tx: InstructionTranslatorBase, inst: Instruction) -> None:
-    if not tx.pop().bool_value():
+    if not tx.pop().truth(tx):
         tx.jump(inst)
 
 
@@ -49,7 +49,7 @@ def POP_JUMP_IF_FALSE(tx: InstructionTranslatorBase, inst: Instruction) -> None:
 @handler("POP_JUMP_BACKWARD_IF_TRUE", since=(3, 11), until=(3, 11))
 @handler("POP_JUMP_IF_TRUE", since=(3, 12))
 def POP_JUMP_IF_TRUE(tx: InstructionTranslatorBase, inst: Instruction) -> None:
-    if tx.pop().bool_value():
+    if tx.pop().truth(tx):
         tx.jump(inst)
 
 
@@ -71,7 +71,7 @@ def POP_JUMP_IF_NOT_NONE(tx: InstructionTranslatorBase, inst: Instruction) -> No
 
 @handler("JUMP_IF_FALSE_OR_POP", until=(3, 11))
 def JUMP_IF_FALSE_OR_POP(tx: InstructionTranslatorBase, inst: Instruction) -> None:
-    if tx.stack[-1].bool_value():
+    if tx.stack[-1].truth(tx):
         tx.pop()
     else:
         tx.jump(inst)
@@ -79,7 +79,7 @@ def JUMP_IF_FALSE_OR_POP(tx: InstructionTranslatorBase, inst: Instruction) -> No
 
 @handler("JUMP_IF_TRUE_OR_POP", until=(3, 11))
 def JUMP_IF_TRUE_OR_POP(tx: InstructionTranslatorBase, inst: Instruction) -> None:
-    if tx.stack[-1].bool_value():
+    if tx.stack[-1].truth(tx):
         tx.jump(inst)
     else:
         tx.pop()

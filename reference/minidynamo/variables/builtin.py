@@ -148,12 +148,17 @@ def compare_identity_or_equal(
     tx: InstructionTranslatorBase, a: VariableTracker, b: VariableTracker
 ) -> bool:
     """The comparison behind `in`: identity first, then ``==``."""
+    from minidynamo.variables.user_defined import UserDefinedObjectVariable
+
     if compare_identity(a, b, tx):
         return True
     if is_tensor(a) or is_tensor(b):
         unimplemented("`in` comparing tensors by value")
     if a.is_python_constant() and b.is_python_constant():
         return bool(a.as_python_constant() == b.as_python_constant())
+    for left, right in ((a, b), (b, a)):
+        if isinstance(left, UserDefinedObjectVariable):  # its own __eq__, inlined
+            return left.compare_equal(tx, operator.eq, right).truth(tx)
     if a.python_type() is not b.python_type():
         return False
     unimplemented(f"`==` between {a!r} and {b!r}")
@@ -176,7 +181,7 @@ def call_operator(
     if fn is operator.contains:
         return args[0].call_method(tx, "__contains__", [args[1]], {})
     if fn in (operator.not_, operator.truth):
-        truth = args[0].bool_value()
+        truth = args[0].truth(tx)
         return ConstantVariable(truth if fn is operator.truth else not truth)
     if any(isinstance(arg, NumpyNdarrayVariable) for arg in args):
         return call_numpy_operator(tx, fn, args)
@@ -501,7 +506,7 @@ def _call_callable(tx: InstructionTranslatorBase, obj: VariableTracker) -> Varia
 def _call_bool(
     tx: InstructionTranslatorBase, obj: VariableTracker | None = None
 ) -> VariableTracker:
-    return ConstantVariable(False if obj is None else obj.bool_value())
+    return ConstantVariable(False if obj is None else obj.truth(tx))
 
 
 def _call_list(
@@ -692,8 +697,8 @@ def _call_filter(
 
     def keep(item: VariableTracker) -> bool:
         if is_constant_none(fn):
-            return item.bool_value()
-        return fn.call_function(tx, [item], {}).bool_value()
+            return item.truth(tx)
+        return fn.call_function(tx, [item], {}).truth(tx)
 
     return LazyIteratorVariable((item for item in lazy_items(tx, iterable) if keep(item)), filter)
 

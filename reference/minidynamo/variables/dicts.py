@@ -41,11 +41,35 @@ class IdentityKey:
         )
 
 
+class UserObjectKey:
+    """A dict key or set item that is a user object, as CPython's dict treats it: hashed
+    by its class's ``__hash__`` (inlined once, when it becomes a key), and compared by
+    identity, then its ``__eq__`` (inlined in the running translator) where the hashes
+    are equal."""
+
+    def __init__(self, vt: VariableTracker, hash_value: int) -> None:
+        self.vt = vt
+        self.hash_value = hash_value
+
+    def __hash__(self) -> int:
+        return self.hash_value
+
+    def __eq__(self, other: object) -> bool:
+        from minidynamo.symbolic_convert import current_tx
+        from minidynamo.variables.builtin import compare_identity_or_equal
+
+        return compare_identity_or_equal(current_tx(), self.vt, key_variable(other))
+
+
 def constant_key(key: VariableTracker) -> Any:
+    from minidynamo.symbolic_convert import current_tx
     from minidynamo.variables.tensor import TensorVariable
+    from minidynamo.variables.user_defined import UserDefinedObjectVariable
 
     if isinstance(key, TensorVariable):
         return IdentityKey(key)
+    if isinstance(key, UserDefinedObjectVariable):
+        return UserObjectKey(key, key.hash_value(current_tx()))
     value = key.as_python_constant()
     try:
         hash(value)
@@ -56,12 +80,16 @@ def constant_key(key: VariableTracker) -> Any:
 
 def key_variable(key: Any) -> VariableTracker:
     """The tracker of a key made by `constant_key`."""
-    return key.vt if isinstance(key, IdentityKey) else ConstantVariable.create(key)
+    if isinstance(key, (IdentityKey, UserObjectKey)):
+        return key.vt
+    return ConstantVariable.create(key)
 
 
 def key_constant(key: Any) -> Any:
-    """A key as a Python value: a tensor key is not one."""
-    return key.vt.as_python_constant() if isinstance(key, IdentityKey) else key
+    """A key as a Python value: a tensor key or a user object is not one."""
+    if isinstance(key, (IdentityKey, UserObjectKey)):
+        return key.vt.as_python_constant()
+    return key
 
 
 class ConstDictVariable(VariableTracker):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import abc
 import enum
+import functools
 import inspect
 import operator
 import types
@@ -124,6 +125,10 @@ def wrap_class_attribute(
         if attr.fget is None:
             unimplemented("read of a property without getter")
         return UserFunctionVariable(attr.fget).call_function(tx, [owner], {})
+    if isinstance(attr, functools.cached_property) and not isinstance(
+        owner, UserDefinedClassVariable
+    ):
+        return read_cached_property(tx, owner, attr)
     if isinstance(attr, property):  # read from its class: the property object itself
         return VariableBuilder(tx, source)(attr)
     if is_method_descriptor(attr) and isinstance(owner, UserDefinedClassVariable):
@@ -136,6 +141,24 @@ def wrap_class_attribute(
     if hasattr(type(attr), "__get__"):
         unimplemented(f"descriptor of type {type(attr).__name__}")
     return VariableBuilder(tx, source)(attr)
+
+
+def read_cached_property(
+    tx: InstructionTranslatorBase, owner: VariableTracker, attr: functools.cached_property
+) -> VariableTracker:
+    """The first read of a `functools.cached_property`: its function inlined, the value
+    put in the instance dict (as ``__set_name__``'s name, past ``__setattr__``), where
+    later reads find it before the descriptor."""
+    from minidynamo.variables.functions import UserFunctionVariable
+
+    cls = owner.python_type()
+    if not hasattr(owner.value, "__dict__") or attr.attrname is None:  # type: ignore[attr-defined]
+        unimplemented(f"cached_property {cls.__qualname__}.{attr.attrname} without a __dict__")
+    if inspect.getattr_static(cls, "__setattr__") is not object.__setattr__:
+        unimplemented(f"cached_property on {cls.__qualname__} (custom __setattr__)")
+    value = UserFunctionVariable(attr.func).call_function(tx, [owner], {})
+    tx.output.side_effects.store_attr(owner, attr.attrname, value)
+    return value
 
 
 class UserDefinedClassVariable(VariableTracker):
@@ -157,6 +180,14 @@ class UserDefinedClassVariable(VariableTracker):
     def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
         if name in ("__name__", "__qualname__", "__module__"):
             return ConstantVariable(getattr(self.value, name))
+        source = None if self.source is None else AttrSource(self.source, name)
+        if name in ("__mro__", "__bases__", "__base__"):
+            # type's own getset descriptors, read as CPython's type_getattro does: before
+            # the class's dict (a metaclass's data descriptor wins). The classes are
+            # guarded by identity where they are used.
+            from minidynamo.builder import VariableBuilder
+
+            return VariableBuilder(tx, source)(getattr(self.value, name))
         stored = tx.output.side_effects.load_class_attr(self.value, name)
         if stored is DELETED:
             unimplemented(f"read of the class attribute {name!r} after `del`")
@@ -166,7 +197,6 @@ class UserDefinedClassVariable(VariableTracker):
             attr = inspect.getattr_static(self.value, name)
         except AttributeError:
             unimplemented(f"class {self.value.__qualname__} has no attribute {name!r}")
-        source = None if self.source is None else AttrSource(self.source, name)
         return wrap_class_attribute(tx, self, attr, source)
 
     def store_attr(self, tx: InstructionTranslatorBase, name: str, value: VariableTracker) -> None:
@@ -342,6 +372,46 @@ class UserDefinedObjectVariable(VariableTracker):
             unimplemented(f"truth value of a {cls.__qualname__} (user-defined __bool__/__len__)")
         return True
 
+    def truth(self, tx: InstructionTranslatorBase) -> bool:
+        """As CPython's ``PyObject_IsTrue``: the class's Python ``__bool__`` inlined, else
+        its ``__len__`` (true when non-zero); true without either."""
+        cls = type(self.value)
+        for name in ("__bool__", "__len__"):
+            if inspect.getattr_static(cls, name, None) is None:
+                continue
+            if user_slot(cls, name) is None:
+                return self.bool_value()  # a C method of a base: its own model decides
+            result = self.call_method(tx, name, [], {})
+            if not result.is_python_constant():
+                unimplemented(f"{cls.__qualname__}.{name} returned {result!r}")
+            value = result.as_python_constant()
+            if name == "__bool__" and not isinstance(value, bool):
+                returned = type(value).__name__
+                raise_observed(TypeError, f"__bool__ should return bool, returned {returned}")
+            return bool(value)
+        return True
+
+    def hash_value(self, tx: InstructionTranslatorBase) -> int:
+        """``hash(obj)`` as CPython's ``slot_tp_hash`` finds it on the class: a Python
+        ``__hash__`` inlined, object's identity hash of the real object (an input, or the
+        trace's empty new object), None as ``unhashable type``."""
+        cls = type(self.value)
+        for klass in cls.__mro__:
+            if "__hash__" not in vars(klass):
+                continue
+            fn = vars(klass)["__hash__"]
+            if fn is None:
+                raise_observed(TypeError, f"unhashable type: {cls.__name__!r}")
+            if klass is object:
+                return hash(self.value)
+            if fn is not user_slot(klass, "__hash__"):
+                unimplemented(f"hash of a {cls.__qualname__} ({klass.__qualname__}.__hash__)")
+            result = self.call_method(tx, "__hash__", [], {})
+            if not result.is_python_constant() or not isinstance(result.as_python_constant(), int):
+                unimplemented(f"{cls.__qualname__}.__hash__ returned {result!r}")
+            return hash(result.as_python_constant())
+        return hash(self.value)
+
     def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
         """``obj.name``: through the class's own ``__getattribute__`` (inlined) if it has
         one in Python, else the generic lookup."""
@@ -496,6 +566,14 @@ class UserDefinedObjectVariable(VariableTracker):
         cls = type(self.value)
         if inspect.getattr_static(cls, "__delattr__") is not object.__delattr__:
             unimplemented(f"attribute deletion on {cls.__qualname__} (custom __delattr__)")
+        attr = inspect.getattr_static(cls, name, None)
+        if isinstance(attr, property):  # a data descriptor: its deleter, not the dict
+            from minidynamo.variables.functions import UserFunctionVariable
+
+            if not isinstance(attr.fdel, types.FunctionType):
+                unimplemented(f"del of the property {cls.__qualname__}.{name} (no Python deleter)")
+            UserFunctionVariable(attr.fdel).call_function(tx, [self], {})
+            return
         stored = tx.output.side_effects.load_attr(self, name)
         if stored is None and name in getattr(self.value, "__dict__", {}):
             self.var_getattr(tx, name)
