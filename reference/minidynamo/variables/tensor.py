@@ -26,7 +26,9 @@ if TYPE_CHECKING:
     from minidynamo.symbolic_convert import InstructionTranslatorBase
     from torch._guards import Source
 
-# Properties that are fixed by the TENSOR_MATCH guard, so they are constants here.
+# Properties that are fixed by the TENSOR_MATCH guard, so they are constants here. Other
+# static properties (`is_leaf`, `itemsize`) are constants too, but Dynamo reads them with
+# a getattr node (left unused), and so does minidynamo: see `getset_attribute`.
 STATIC_ATTRIBUTES = frozenset(
     {
         "dtype",
@@ -37,12 +39,18 @@ STATIC_ATTRIBUTES = frozenset(
         "is_cuda",
         "is_sparse",
         "layout",
-        "is_leaf",
         "is_quantized",
-        "is_meta",
-        "itemsize",
     }
 )
+
+# View attributes, recorded as the aten op their C++ getter dispatches to (as Dynamo
+# does): the node is an op like any other view, not a getattr of the base.
+VIEW_ATTRIBUTE_OPS = {
+    "T": torch.ops.aten.numpy_T,
+    "mT": torch.ops.aten.mT,
+    "H": torch.ops.aten.matrix_H,
+    "mH": torch.ops.aten.mH,
+}
 
 # Methods answered from the example value without a graph node.
 STATIC_METHODS = frozenset(
@@ -135,14 +143,45 @@ class TensorVariable(VariableTracker):
             return SizeVariable.of(self.example_value.shape)
         if name in STATIC_ATTRIBUTES:
             return ConstantVariable.create(getattr(self.example_value, name))
+        if name in VIEW_ATTRIBUTE_OPS:
+            return tx.output.call(tx, "call_function", VIEW_ATTRIBUTE_OPS[name], [self])
+        if name == "grad":
+            return self.grad_attribute(tx)
+        if name == "data":  # the C++ getter's function, as Dynamo records it
+            return tx.output.call(tx, "call_function", torch._C._autograd._get_data_attr, [self])
         if not hasattr(torch.Tensor, name):
             return self.instance_attribute(tx, name)
         attr = getattr(torch.Tensor, name, None)
         if callable(attr):
             return GetAttrVariable(self, name)
         if isinstance(attr, property) or type(attr).__name__ == "getset_descriptor":
-            return tx.output.call(tx, "call_function", getattr, [self, ConstantVariable(name)])
+            return self.getset_attribute(tx, name)
         unimplemented(f"tensor attribute {name!r}")
+
+    def getset_attribute(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
+        """Another of torch's attributes (``x.real``, ``x.is_leaf``, ``x.nbytes``): a
+        getattr node, as Dynamo records it. A static value (a bool, an int) is a
+        constant read from the fake tensor; its node stays in the graph, unused, as in
+        Dynamo's graph."""
+        output = tx.output
+        args = (self.as_proxy(), name)
+        example = output.run_fake("call_function", getattr, args, {})
+        if isinstance(example, (bool, int, float)):
+            output.create_proxy(tx, "call_function", getattr, args, {}, example=example)
+            return ConstantVariable(example)
+        return output.call(tx, "call_function", getattr, [self, ConstantVariable(name)])
+
+    def grad_attribute(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        """``x.grad``: of an input, the attribute's own value, wrapped by the builder from
+        ``L['x'].grad`` as Dynamo does (None is guarded as such, a tensor becomes the
+        graph input ``l_x_grad``). A tensor the graph made has none: only backward()
+        fills ``.grad``, and it breaks the graph."""
+        from minidynamo.builder import VariableBuilder
+
+        if self.source is None:
+            return ConstantVariable(None)
+        value = self.proxy.node.meta["grapharg"].example  # the real input tensor
+        return VariableBuilder(tx, AttrSource(self.source, "grad"))(value.grad)
 
     # The tensor as a Python object: attributes of its own, set before or during the call.
 
