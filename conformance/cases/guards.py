@@ -48,7 +48,7 @@ def bool_argument_changes(x, flag):
     expect=_recompiles("L['f'] == 0.5"),
 )
 def float_argument_changes(x, f):
-    """Floats are specialized: a new value recompiles (and stays specialized)."""
+    """A float is guarded on its value; a new value recompiles it as a graph input."""
     return x * f
 
 

@@ -594,3 +594,27 @@ def closure_counter_turns_dynamic():
     """A cell's count in tensor math is guarded on its value, then, having changed, a
     SymInt input (automatic dynamic, as for an argument)."""
     return make_counting_closure_scaling()
+
+
+@case(
+    tags=["recompiles", "dynamic-shapes"],
+    calls=[Call(T(4), v) for v in (2.0, 3.0, 4.0, 1.0)],
+    expect=Expect(frames=3, graphs=3),
+)
+def float_branch_guards_symbolically(x, f):
+    """A branch on a dynamic float guards its source (``L['f'] > 2.5``): 4.0 reuses the
+    second entry, 1.0 (the other branch) compiles a third."""
+    if f > 2.5:
+        return x + f
+    return x - f
+
+
+@case(
+    tags=["recompiles", "dynamic-shapes"],
+    calls=[Call(T(4), v) for v in (2.0, 3.0, float("nan"), 4.0, float("inf"))],
+    expect=Expect(frames=3, graphs=3),
+)
+def float_nan_stays_constant(x, f):
+    """The dynamic entry is guarded not NaN: a NaN compiles as a constant; an infinity
+    passes that guard and reuses the dynamic entry."""
+    return x * f

@@ -242,3 +242,13 @@ def int_bit_length_of_size(x):
 def float_methods(x):
     f = 2.5
     return x * f.is_integer(), f.as_integer_ratio(), (4.0).is_integer()
+
+
+@case(
+    tags=["recompiles", "dynamic-shapes"],
+    calls=[Call(T(4), v) for v in (2.0, 3.0, 4.0)],
+    expect=Expect(frames=2, graphs=2),
+)
+def math_on_dynamic_float(x, f):
+    """`math.sqrt` of a dynamic float is a graph node, ``torch._sym_sqrt(item)``."""
+    return x * math.sqrt(f)

@@ -23,6 +23,7 @@ from minidynamo import trace_rules
 from minidynamo.exc import unimplemented
 from minidynamo.source import (
     AttrSource,
+    FloatTensorSource,
     GetItemSource,
     GlobalSource,
     LocalSource,
@@ -150,6 +151,8 @@ class VariableBuilder:
                 return lazy
         if type(value) is int and guarded and _may_be_symbolic(self.source, self.tx):
             return self.wrap_int(value)
+        if type(value) is float and guarded:
+            return self.wrap_float(value)
         if self.guards is not None and isinstance(value, enum.Enum):
             self.guards.add_id_match(self.source, value)  # as Dynamo: the member itself
         elif self.guards is not None:
@@ -159,7 +162,7 @@ class VariableBuilder:
     def wrap_lazy(self, value: object) -> VariableTracker | None:
         """A scalar of a global or a closure cell, guarded on its value only when the
         trace reads it (variables/lazy.py); None where it is a symbol already (an int of
-        a cell that changed between compiles)."""
+        a cell that changed between compiles, a float that did)."""
         guards, source = self.guards, self.source
         assert guards is not None and source is not None
         if type(value) is int and _may_be_symbolic(source, self.tx):
@@ -169,6 +172,15 @@ class VariableBuilder:
 
             def on_realize() -> None:
                 shapes.wrap_int(value, source)  # remembered, for automatic dynamic
+                guards.add_constant_match(source, value)
+
+        elif type(value) is float:
+            shapes = self.tx.output.shapes
+            if shapes.is_symbolic_float(value, source):
+                return None
+
+            def on_realize() -> None:
+                shapes.wrap_float(value, source)  # remembered, for automatic dynamic
                 guards.add_constant_match(source, value)
 
         else:
@@ -190,6 +202,24 @@ class VariableBuilder:
         name = placeholder_name(self.source)
         proxy = output.create_graph_input(name, value, wrapped, self.source)
         return SymNodeVariable(self.tx, proxy, wrapped, source=self.source)
+
+    def wrap_float(self, value: float) -> VariableTracker:
+        """A float input: a constant (guarded on its value), or, once the ShapePolicy says
+        it is dynamic, a float64 0-dim tensor graph input read back as a SymFloat,
+        ``item = l_f_.item()`` (guarded on its type and on not being NaN)."""
+        output = self.tx.output
+        wrapped = output.shapes.wrap_float(value, self.source)
+        if not isinstance(wrapped, torch.SymFloat):
+            output.guards.add_constant_match(self.source, value)
+            return ConstantVariable(value, source=self.source)
+        output.guards.add_type_match(self.source, value)
+        output.guards.add_not_nan(self.source)
+        source = FloatTensorSource(self.source)
+        tensor = torch.tensor(value, dtype=torch.float64)
+        fake = output.fake_mode.from_tensor(tensor, source=source)
+        proxy = output.create_graph_input(placeholder_name(source), tensor, fake, source)
+        item = output.create_proxy(self.tx, "call_method", "item", (proxy,), {}, example=wrapped)
+        return SymNodeVariable(self.tx, item, wrapped, source=self.source)
 
     def wrap_tensor(self, value: torch.Tensor) -> VariableTracker:
         output = self.tx.output

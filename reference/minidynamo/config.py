@@ -20,10 +20,10 @@ assume_static_by_default: bool = True
 # False: every change recompiles, still static (as `dynamic=False`).
 automatic_dynamic_shapes: bool = True
 
-# Python floats are constants, guarded on their value. Only True is modelled: Dynamo's
-# default, False, makes a float that changed a float64 0-dim tensor input of the graph
-# (conformance expectations: recompile_policy.float_scalar_turns_dynamic).
-specialize_float: bool = True
+# Python floats are constants, guarded on their value; False (Dynamo's default): a float
+# that changed between compiles is a float64 0-dim tensor input of the graph, read back
+# as a SymFloat (`l_f_.item()`), as an int turns into a SymInt (shapes.py, `Dynamism`).
+specialize_float: bool = False
 
 # Log the Python traceback of internal failures, not only their one-line reason.
 verbose: bool = False

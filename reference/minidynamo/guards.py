@@ -187,6 +187,12 @@ class GuardSet:
                 source, f"{source.name} == {value!r}", f"{source.name} == {self._bind(expected)}"
             )
 
+    def add_not_nan(self, source: Source) -> None:
+        """A float traced as a symbol is not NaN: the ShapeEnv cannot reason about NaN, so
+        a NaN is compiled as a constant (as Dynamo: ``not math.isnan(L['f'])``)."""
+        self.namespace.setdefault("math", math)
+        self._add(source, f"not math.isnan({source.name})", f"{source.name} == {source.name}")
+
     def add_id_match(self, source: Source, value: object) -> None:
         self._add(
             source,

@@ -106,8 +106,8 @@ class FrameShapeState:
             return (False,) * len(pattern)
         return _merge(self.strides, name, pattern)
 
-    def merge_int(self, name: str, value: int) -> bool:
-        """Record the int `value` at `name`; whether it has varied."""
+    def merge_int(self, name: str, value: int | float) -> bool:
+        """Record the int (or float) `value` at `name`; whether it has varied."""
         if self.ints.setdefault(name, value) != value:
             self.ints[name] = None
         return self.ints[name] is None
@@ -192,6 +192,9 @@ class _GuardPrinter(PythonPrinter):
     def _print_Symbol(self, expr: sympy.Symbol) -> str:
         return self.symbol_text(expr)
 
+    def _print_Float(self, expr: sympy.Float) -> str:
+        return repr(float(expr))  # `2.5`, where sympy writes `2.5000000000000000`
+
 
 @dataclasses.dataclass(frozen=True)
 class Dynamism:
@@ -225,8 +228,14 @@ class Dynamism:
         global_counter_incremented, global_counter_returned, closure_counter_incremented,
         global_read_unused, global_counter_in_branch, global_counter_in_tensor_math,
         global_counter_in_long_loop, closure_counter_turns_dynamic
-    a float                     specialize_float=True (only)  -> constant, compiled anew
-        float_scalar_specialized, float_scalar_turns_dynamic (Dynamo's default: listed)
+    a float (of any source:     defaults                      -> constant, then a SymFloat
+    globals and module attributes too; not NaN or infinite)  read from a float64 0-dim
+    tensor input, `l_f_.item()`, guarded `not math.isnan(L['f'])`
+        float_scalar_turns_dynamic, float_branch_guards_symbolically,
+        float_nan_stays_constant, guards.float_argument_changes,
+        stdlib_values.math_on_dynamic_float
+    a float                     specialize_float=True         -> constant, compiled anew
+        float_scalar_specialized
     a bool                      any                           -> constant; entries reused
         bool_flip_flop
     a list's length             any                           -> constant (guarded length)
@@ -386,6 +395,27 @@ class ShapePolicy:
         self._log_created(symbol, value, source)
         return symint
 
+    def is_symbolic_float(self, value: float, source: Source) -> bool:
+        """Whether `wrap_float` would make `value` a symbol now (records nothing)."""
+        seen = self.frame_state.ints.get(source.name, value)
+        return _unspecialized(value) and self.dynamism.symbolic(seen != value)
+
+    def wrap_float(self, value: float, source: Source) -> float | torch.SymFloat:
+        """Float input `value` (read from `source`) as the trace sees it: the float itself
+        (to be guarded as a constant), or, without `config.specialize_float` and where the
+        `Dynamism` says so (as for ints: once it changed), a SymFloat that the graph reads
+        from a float64 0-dim tensor input (``l_f_.item()``). NaN and infinities stay
+        constants. Floats of any source may vary, as in Dynamo (globals, defaults, module
+        attributes: there ints stay constants)."""
+        varied = self.frame_state.merge_int(source.name, value)
+        if not (_unspecialized(value) and self.dynamism.symbolic(varied)):
+            return value
+        symbol = self.shape_env.create_unspecified_symbol(value, source, DimDynamic.DYNAMIC)
+        symfloat = self.shape_env.create_symfloatnode(symbol, hint=value, source=source)
+        self.symbol_sources[symbol] = source
+        self._log_created(symbol, value, source)
+        return symfloat
+
     # Tracing.
 
     def evaluate(self, value: Any, where: str) -> bool | int | float:
@@ -457,6 +487,12 @@ class ShapePolicy:
     def _log(self, message: str, *args: object) -> None:
         if self.log is not None:
             self.log.debug(message, *args)
+
+
+def _unspecialized(value: float) -> bool:
+    """Whether a float may be a symbol: not under `config.specialize_float`, and finite
+    (the ShapeEnv cannot reason about NaN or infinities)."""
+    return not config.specialize_float and math.isfinite(value)
 
 
 def tensor_guard_sizes(fake: torch.Tensor) -> tuple[list[int | None], list[int | None]]:

@@ -117,9 +117,29 @@ class NumpyTensorSource(ChainedSource):
         codegen.call(1)
 
 
+def _as_float64_tensor(value: float) -> torch.Tensor:
+    return torch.tensor(value, dtype=torch.float64)
+
+
+@dataclasses.dataclass(frozen=True)
+class FloatTensorSource(ChainedSource):
+    """``___as_tensor(base)``: a float input that changed between compiles, passed to the
+    graph as a float64 0-dim tensor (Dynamo's "tensorified" float; the graph reads it
+    back with ``.item()``). The float itself is still guarded at `base`."""
+
+    @property
+    def _name_template(self) -> str:
+        return "___as_tensor({0})"
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        codegen.load_installed("___as_tensor", _as_float64_tensor, push_null=True)
+        self.base.reconstruct(codegen)
+        codegen.call(1)
+
+
 def placeholder_name(source: Source) -> str:
     """The FX placeholder name of a graph input: ``L['l'][0]`` -> ``l_l_0_``; an
-    ndarray's tensor view is named after the array (``l_a_``)."""
-    if isinstance(source, NumpyTensorSource):
+    ndarray's tensor view, and a float's tensor, is named after the value (``l_a_``)."""
+    if isinstance(source, (NumpyTensorSource, FloatTensorSource)):
         source = source.base
     return re.sub(r"[^a-zA-Z0-9]+", "_", source.name).lower()

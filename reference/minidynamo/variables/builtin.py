@@ -743,6 +743,21 @@ def _call_int(
     return fold_builtin(int, list(args), kwargs)
 
 
+def _math_on_symbols(fn: Callable) -> Callable[..., VariableTracker]:
+    """``math.sqrt(f)`` of a symbolic number stays symbolic, ``torch._sym_sqrt(item)``,
+    for each math function torch has a `_sym_` twin of (as Dynamo); else folded."""
+    sym_fn = getattr(torch, f"_sym_{fn.__name__}")
+
+    def handler(
+        tx: InstructionTranslatorBase, *args: VariableTracker, **kwargs: VariableTracker
+    ) -> VariableTracker:
+        if not kwargs and any(isinstance(arg, SymNodeVariable) for arg in args):
+            return tx.output.call(tx, "call_function", sym_fn, list(args))
+        return fold_builtin(fn, list(args), kwargs)
+
+    return handler
+
+
 def _fold_over_constants(fn: Callable) -> Callable[..., VariableTracker]:
     """min/max/any/all/sorted on constants; a single non-constant iterable (a list
     variable, a range) is unpacked first. Tensors are not modelled (data-dependent)."""
@@ -818,4 +833,9 @@ BUILTIN_HANDLERS: dict[Callable, Callable[..., VariableTracker]] = {
     min: _min_or_max(min, torch.sym_min),
     max: _min_or_max(max, torch.sym_max),
     **{fn: _fold_over_constants(fn) for fn in (any, all, sorted)},
+    **{
+        fn: _math_on_symbols(fn)
+        for fn in vars(math).values()
+        if callable(fn) and hasattr(torch, f"_sym_{getattr(fn, '__name__', '')}")
+    },
 }
