@@ -688,7 +688,8 @@ class InstanceDictVariable(VariableTracker):
         # still go to a data descriptor of the class.
         attr = inspect.getattr_static(cls, name, None)
         if hasattr(type(attr), "__set__") or hasattr(type(attr), "__delete__"):
-            unimplemented(f"__dict__[{name!r}] = ... under the data descriptor {cls.__qualname__}")
+            descriptor = f"{cls.__qualname__}.{name}"
+            unimplemented(f"__dict__[{name!r}] = ... under the data descriptor {descriptor}")
         # An input's attributes are replayed with STORE_ATTR, which would run the hook.
         custom_setattr = inspect.getattr_static(cls, "__setattr__") is not object.__setattr__
         if custom_setattr and not self.obj.is_new_object():
