@@ -540,3 +540,41 @@ def attrgetter_with_dotted_path(x):
     width = operator.attrgetter("cfg.width")(Block())
     both = operator.attrgetter("width", "name")(Config())
     return x * width, both
+
+
+# more of the iteration protocol (after the others: their goldens name source lines)
+
+
+class Steps:
+    """The old iteration protocol: no `__iter__`, a `__getitem__` raising IndexError."""
+
+    def __getitem__(self, index):
+        if index >= 3:
+            raise IndexError(index)
+        return index + 1
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul", "mul", "mul"))
+def for_loop_over_getitem_sequence(x):
+    """A for loop over `__getitem__(0)`, `(1)`, ... until IndexError, its body in between."""
+    for k in Steps():
+        x = x * k
+    return x
+
+
+class ListFromIter:
+    """`__iter__` returns a list, not an iterator."""
+
+    def __iter__(self):
+        return [1, 2]
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("add"))
+def iter_returning_non_iterator_raises_type_error(x):
+    """`iter()` raises TypeError when `__iter__` returns a non-iterator; caught in the frame."""
+    try:
+        for k in ListFromIter():
+            x = x * k
+    except TypeError as e:
+        return x + 1, str(e)
+    return x

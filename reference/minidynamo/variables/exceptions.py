@@ -85,11 +85,12 @@ def set_context(exc: VariableTracker, handled: list[VariableTracker], callers_ha
 # Methods of a class that make its text; `as_python_constant` does not run them.
 _OWN_TEXT = ("__str__", "__repr__")
 
-# Builtin exception classes whose instances hold nothing but their arguments.
+# Builtin exception classes whose instances hold nothing but their arguments
+# (StopIteration's `value` is its first argument).
 _PLAIN_BUILTINS = frozenset(
     {BaseException, Exception, ArithmeticError, AssertionError, AttributeError, IndexError,
      KeyError, LookupError, NotImplementedError, OverflowError, RuntimeError, TypeError,
-     ValueError, ZeroDivisionError}
+     ValueError, ZeroDivisionError, StopIteration}
 )  # fmt: skip
 
 

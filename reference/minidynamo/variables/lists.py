@@ -8,11 +8,12 @@ mutated too, and `check_mutable` records them for `SideEffects` to replay.
 from __future__ import annotations
 
 import operator
+import types
 from typing import TYPE_CHECKING, Any
 
 import torch
 from minidynamo.exc import unimplemented
-from minidynamo.trace_rules import is_namedtuple
+from minidynamo.trace_rules import is_library_file, is_namedtuple
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable, is_constant_none
 from minidynamo.variables.exceptions import raise_observed
@@ -246,9 +247,30 @@ class NamedTupleVariable(TupleVariable):
     def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
         # namedtuple classes have _fields; torch's structseq return types __match_args__.
         fields = getattr(self.tuple_cls, "_fields", None) or self.tuple_cls.__match_args__
-        if name not in fields:
-            return super().var_getattr(tx, name)
-        return self.items[list(fields).index(name)]
+        if name in fields:
+            return self.items[list(fields).index(name)]
+        own = self.own_attribute(name)
+        if own is not None:
+            from minidynamo.variables.user_defined import wrap_class_attribute
+
+            return wrap_class_attribute(tx, self, own, None)
+        return super().var_getattr(tx, name)
+
+    def own_attribute(self, name: str) -> object:
+        """A method, property, staticmethod or classmethod written in user code on the
+        namedtuple class (a `typing.NamedTuple` body), or None: the generated methods
+        (``_replace``, ``_asdict``) and tuple's are modelled on their own."""
+        for klass in self.tuple_cls.__mro__:
+            if klass is tuple:
+                return None
+            if name in vars(klass):
+                attr = vars(klass)[name]
+                fn = attr.fget if isinstance(attr, property) else getattr(attr, "__func__", attr)
+                user = isinstance(fn, types.FunctionType) and not is_library_file(
+                    fn.__code__.co_filename
+                )
+                return attr if user else None
+        return None
 
     def reconstruct(self, codegen: PyCodegen) -> None:
         if self.source is not None:

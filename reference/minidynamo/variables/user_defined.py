@@ -618,9 +618,15 @@ class UserDefinedObjectVariable(VariableTracker):
     ) -> VariableTracker:
         return self.call_method(tx, "__call__", args, kwargs)
 
+    def method_iter(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        """``iter(obj)``: the class's own ``__iter__`` (e.g. `nn.Sequential`), or the
+        old ``__getitem__`` protocol."""
+        from minidynamo.variables.user_iterators import user_iterator
+
+        return user_iterator(tx, self)
+
     def unpack_var_sequence(self, tx: InstructionTranslatorBase) -> list[VariableTracker]:
-        """Iteration runs the class's own ``__iter__`` (e.g. `nn.Sequential`)."""
-        return self.call_method(tx, "__iter__", [], {}).unpack_var_sequence(tx)
+        return self.method_iter(tx).unpack_var_sequence(tx)
 
 
 class InstanceDictVariable(VariableTracker):
@@ -671,6 +677,48 @@ class InstanceDictVariable(VariableTracker):
         self, tx: InstructionTranslatorBase, key: VariableTracker
     ) -> VariableTracker:
         return ConstantVariable(self._present(tx, key))
+
+    def store(self, tx: InstructionTranslatorBase, name: object, value: VariableTracker) -> None:
+        """``obj.__dict__[name] = value``: the attribute set past ``__setattr__`` and
+        descriptors, unless a data descriptor of the class would still answer reads."""
+        cls = type(self.obj.value)
+        if not isinstance(name, str):
+            unimplemented(f"__dict__[{name!r}] = ... on {self.obj!r}")
+        # The value is kept as the attribute: reads would find it, where CPython's would
+        # still go to a data descriptor of the class.
+        attr = inspect.getattr_static(cls, name, None)
+        if hasattr(type(attr), "__set__") or hasattr(type(attr), "__delete__"):
+            descriptor = f"{cls.__qualname__}.{name}"
+            unimplemented(f"__dict__[{name!r}] = ... under the data descriptor {descriptor}")
+        # An input's attributes are replayed with STORE_ATTR, which would run the hook.
+        custom_setattr = inspect.getattr_static(cls, "__setattr__") is not object.__setattr__
+        if custom_setattr and not self.obj.is_new_object():
+            unimplemented(f"__dict__[{name!r}] = ... on {self.obj!r} (custom __setattr__)")
+        tx.output.side_effects.store_attr(self.obj, name, value)
+
+    def method_setitem(
+        self, tx: InstructionTranslatorBase, key: VariableTracker, value: VariableTracker
+    ) -> VariableTracker:
+        self.store(tx, key.as_python_constant(), value)
+        return ConstantVariable(None)
+
+    def method_update(
+        self,
+        tx: InstructionTranslatorBase,
+        other: VariableTracker | None = None,
+        **kwargs: VariableTracker,
+    ) -> VariableTracker:
+        """``self.__dict__.update(kw)``: each item stored as by ``__dict__[k] = v``."""
+        from minidynamo.variables.dicts import ConstDictVariable, key_constant
+
+        items = list(kwargs.items())
+        if isinstance(other, ConstDictVariable):
+            items[:0] = [(key_constant(k), v) for k, v in other.items.items()]
+        elif other is not None:
+            unimplemented(f"__dict__.update() from {other!r}")
+        for name, value in items:
+            self.store(tx, name, value)
+        return ConstantVariable(None)
 
     def _names(self, tx: InstructionTranslatorBase) -> list[str]:
         """All the keys, known for a new object only (an input's would need a guard on

@@ -89,10 +89,10 @@ class UserDefinedDictVariable(UserDefinedObjectVariable):
                 return DictItemsMethodVariable(self, name)
         return super().generic_getattr(tx, name, observe_missing=observe_missing)
 
-    def unpack_var_sequence(self, tx: InstructionTranslatorBase) -> list[VariableTracker]:
+    def method_iter(self, tx: InstructionTranslatorBase) -> VariableTracker:
         if self.dict_method("__iter__") is not None:
-            return self.items.unpack_var_sequence(tx)
-        return super().unpack_var_sequence(tx)
+            return self.items.method_iter(tx)
+        return super().method_iter(tx)
 
     def reconstruct(self, codegen: PyCodegen) -> None:
         attributes = codegen.output.side_effects.new_object_attributes(self)
