@@ -264,3 +264,15 @@ def requires_grad_on_new_tensor_not_returned(x):
     are returned: no output requires grad, so the call stays in the one graph."""
     w = torch.ones(3).requires_grad_()
     return (w * x).detach() + 1
+
+
+@case(tags=["autograd", "graph-breaks"], calls=[Call(T(3))],
+      expect=Expect(frames=3, graphs=3))  # fmt: skip
+def requires_grad_returned_before_another_break(x):
+    """A later graph break (`print`) ends the first graph, whose outputs then hold the
+    tensor made a leaf by `requires_grad_()`: the graph breaks at that call first, then
+    at `print`."""
+    w = torch.ones(3).requires_grad_()
+    y = w * x
+    print("between")
+    return y + 1
