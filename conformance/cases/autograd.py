@@ -9,7 +9,7 @@ that needs gradient values returns them (`x.grad`, the result of `autograd.grad`
 
 import torch
 
-from conformance.spec import Call, Expect, T, case, one_graph
+from conformance.spec import Break, Call, Expect, T, case, one_graph
 
 FULLGRAPH = {"fullgraph": True}
 TAGS = ["autograd", "fullgraph"]
@@ -224,3 +224,55 @@ def requires_grad_false_on_detached_copy(x):
 def views_of_requires_grad_input(x):
     """Views (`view`, `t`, `[0]`) of a requires-grad input require grad."""
     return x.view(6), x.t(), x[0], x.view(6).requires_grad
+
+
+@case(tags=["autograd", "graph-breaks"], calls=[Call(T(3))],
+      expect=Expect(frames=2, graphs=2,
+                    breaks=[Break("GB0125", "x.requires_grad_()")]))  # fmt: skip
+def requires_grad_on_input_breaks(x):
+    """`requires_grad_()` changing an input's flag breaks the graph (Dynamo does not trace
+    that mutation); the input requires grad afterwards, as in eager."""
+    y = x * 2
+    x.requires_grad_()
+    return y + x, x.requires_grad
+
+
+@case(tags=["autograd", "graph-breaks"], calls=[Call(T(3))],
+      expect=Expect(frames=2, graphs=2,
+                    breaks=[Break("GB8985", "w.requires_grad_()")]))  # fmt: skip
+def requires_grad_statement_on_new_tensor(x):
+    """`w.requires_grad_()` as a statement on a tensor made inside, then returned through
+    `w * x`: the graph breaks at the call, as when its result is used."""
+    w = torch.ones(3)
+    w.requires_grad_()
+    return w * x
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH,
+      expect=Expect(outcome="compile-error"))  # fmt: skip
+def requires_grad_on_new_tensor_returned_fullgraph(x):
+    """Under fullgraph a tensor made inside whose `requires_grad_()` reaches the outputs
+    cannot be compiled (no break is allowed at the call): the frame is refused."""
+    w = torch.zeros(3).requires_grad_(requires_grad=True)
+    return w + x
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH,
+      expect=Expect(frames=1, graphs=1))  # fmt: skip
+def requires_grad_on_new_tensor_not_returned(x):
+    """`requires_grad_()` on a tensor made inside whose results are detached before they
+    are returned: no output requires grad, so the call stays in the one graph."""
+    w = torch.ones(3).requires_grad_()
+    return (w * x).detach() + 1
+
+
+@case(tags=["autograd", "graph-breaks"], calls=[Call(T(3))],
+      expect=Expect(frames=3, graphs=3))  # fmt: skip
+def requires_grad_returned_before_another_break(x):
+    """A later graph break (`print`) ends the first graph, whose outputs then hold the
+    tensor made a leaf by `requires_grad_()`: the graph breaks at that call first, then
+    at `print`."""
+    w = torch.ones(3).requires_grad_()
+    y = w * x
+    print("between")
+    return y + 1

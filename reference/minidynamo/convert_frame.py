@@ -26,7 +26,13 @@ from minidynamo import code_table, config, eval_frame, events, logs, resume, tra
 from minidynamo.bytecode import dis_text, python_source
 from minidynamo.code_table import CodeTable
 from minidynamo.codegen import modified_code
-from minidynamo.exc import BackendCompilerFailed, RecompileLimitExceeded, SkipFrame, Unsupported
+from minidynamo.exc import (
+    BackendCompilerFailed,
+    RecompileLimitExceeded,
+    RequiresGradOutput,
+    SkipFrame,
+    Unsupported,
+)
 from minidynamo.guards import CheckFunction
 from minidynamo.output_graph import OutputGraph
 from minidynamo.shapes import FrameShapeState, ShapePolicy
@@ -339,19 +345,29 @@ class ConvertFrame:
         it again from the start, stopping there (tracing is deterministic, and a fresh
         start leaves no half-traced state behind)."""
         break_span = None
+        break_at_requires_grad = False
         while True:
             shapes = ShapePolicy(
                 _states(f_globals).setdefault(code, CodeState).frame_state,
                 dynamic=self.dynamic,
                 log=dynamic_log,
             )
-            output = OutputGraph(f_globals, self.backend, shapes)
+            output = OutputGraph(
+                f_globals, self.backend, shapes, break_at_requires_grad=break_at_requires_grad
+            )
             tx = InstructionTranslator(
                 output, code, args, f_globals, f_builtins, closure, break_span=break_span
             )
             try:
                 tx.run()
                 return output, tx
+            except RequiresGradOutput:
+                if self.fullgraph or break_at_requires_grad:
+                    raise
+                # From the start again: the break at requires_grad_() may come before
+                # the one this translation stopped at.
+                break_at_requires_grad = True
+                break_span = None
             except Unsupported as e:
                 if self.fullgraph or break_span is not None or e.break_span is None:
                     raise

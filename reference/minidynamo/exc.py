@@ -48,6 +48,12 @@ class Unsupported(Exception):
         return "\n".join(lines)
 
 
+class RequiresGradOutput(Unsupported):
+    """A graph output requires grad through requires_grad_() on a tensor the graph made:
+    the frame is translated again, breaking at that call (`OutputGraph.check_requires_grad`);
+    under fullgraph it is the frame's error."""
+
+
 class BackendCompilerFailed(Exception):
     """The backend raised while compiling a graph (Dynamo's name): an internal failure
     like any other, so the frame runs eagerly, the log naming the backend."""

@@ -158,6 +158,49 @@ _TYPES = [
         "Make the manager inside the compiled function (``with torch.no_grad():``).",
         "GB0008",
     ),
+    GraphBreakType(
+        "GB0020",
+        "requires_grad_() intermediate returned",
+        "requires_grad_() on a tensor made in the graph, which (or a tensor computed from "
+        "it) the graph returns: AOTAutograd, Dynamo's usual backend, would drop the flag, "
+        "so the frame is translated again and the graph breaks at that call.",
+        "Call .detach() before returning if only the values are needed, or move "
+        "requires_grad_() outside the compiled function.",
+        "GB8985",
+    ),
+    GraphBreakType(
+        "GB0021",
+        "torch.autograd.grad",
+        "torch.autograd.grad runs a backward pass over the real autograd graph: it runs in "
+        "CPython (as in Dynamo, whose trace_autograd_ops is off by default).",
+        "Call it outside the compiled function.",
+        "GB9186",
+    ),
+    GraphBreakType(
+        "GB0022",
+        "Tensor.retain_grad()",
+        "retain_grad() changes what the real autograd graph keeps; the break comes at the "
+        "attribute, where the trace cannot resume: the frame runs in CPython (Dynamo: it "
+        "does not work with AOTDispatcher).",
+        "Call retain_grad() outside the compiled function.",
+        "GB0108",
+    ),
+    GraphBreakType(
+        "GB0023",
+        "requires_grad_() of an input",
+        "requires_grad_() that changes the flag of a tensor the graph takes as input "
+        "mutates an object the graph does not own: it runs in CPython.",
+        "Call requires_grad_() before the compiled function.",
+        "GB0125",
+    ),
+    GraphBreakType(
+        "GB0024",
+        "requires_grad_() intermediate returned under fullgraph",
+        "As GB0020, but fullgraph=True allows no break at requires_grad_(): the frame is refused.",
+        "Call .detach() before returning if only the values are needed, or move "
+        "requires_grad_() outside the compiled function.",
+        "GB7324",
+    ),
 ]
 
 REGISTRY: dict[str, GraphBreakType] = {gb.gb_id: gb for gb in _TYPES}
@@ -181,3 +224,8 @@ NUMPY_FUNCTION = "GB0016"
 NUMPY_ATTRIBUTE = "GB0017"
 SUPER_ATTRIBUTE = "GB0018"
 SKIPPED_INLINE = "GB0019"
+REQUIRES_GRAD_OUTPUT = "GB0020"
+AUTOGRAD_GRAD = "GB0021"
+RETAIN_GRAD = "GB0022"
+REQUIRES_GRAD_INPUT = "GB0023"
+REQUIRES_GRAD_LEAKED = "GB0024"

@@ -28,7 +28,7 @@ from torch.fx.passes.runtime_assert import insert_deferred_runtime_asserts
 
 from minidynamo import events, logs
 from minidynamo import graph_break_registry as gb
-from minidynamo.exc import BackendCompilerFailed, unimplemented
+from minidynamo.exc import BackendCompilerFailed, RequiresGradOutput, unimplemented
 from minidynamo.guards import GuardSet
 from minidynamo.shapes import FrameShapeState, ShapePolicy, TensorPropertySource, format_graph_sizes
 from minidynamo.side_effects import SideEffects
@@ -72,7 +72,12 @@ class OutputGraph:
     """The graph under construction, its inputs, its guards and the globals it needs."""
 
     def __init__(
-        self, f_globals: dict, backend: Callable, shapes: ShapePolicy | None = None
+        self,
+        f_globals: dict,
+        backend: Callable,
+        shapes: ShapePolicy | None = None,
+        *,
+        break_at_requires_grad: bool = False,
     ) -> None:
         self.graph = torch.fx.Graph()
         self.tracer = torch.fx.proxy.GraphAppendingTracer(self.graph)
@@ -85,6 +90,11 @@ class OutputGraph:
         self.root_globals = f_globals
         self.installed_globals: dict[str, Any] = {}
         self.backend = backend
+        # Set when the translation starts again because requires_grad_() on a tensor
+        # made in the graph reached its outputs: that call then breaks the graph.
+        self.break_at_requires_grad = break_at_requires_grad
+        # The nodes of tensors made in the graph that requires_grad_() turned into leaves.
+        self.requires_grad_leaves: set[torch.fx.Node] = set()
         self.side_effects = SideEffects()
         self.temp_count = 0
         self.real_cells: dict[int, CellVariable] = {}  # by id(cell); each keeps its cell alive
@@ -267,6 +277,7 @@ class OutputGraph:
         rebuild = rebuild_values(shared)
         outputs = list(rebuild.graph_outputs)
         self.graph.output(tuple(outputs))
+        self.check_requires_grad(outputs)
         self.remove_redundant_grad_switches()
         self.compute_sizes_from_inputs()
         self.remove_unused_graphargs()
@@ -278,6 +289,25 @@ class OutputGraph:
             self.install_global(name, self.compile_and_call_fx_graph(name))
             call_graph.call_compiled_graph(name, [arg.source for arg in self.graphargs])
         return call_graph.instructions + rebuild.instructions
+
+    def check_requires_grad(self, outputs: list[torch.fx.Node]) -> None:
+        """Dynamo's backend (AOTAutograd) loses the flag that requires_grad_() sets on a
+        tensor made in the graph once that tensor, or one computed from it, is an output
+        that requires grad: Dynamo then translates the frame again and breaks the graph
+        at requires_grad_() (under fullgraph it refuses the frame). minidynamo does the
+        same (its own backend would keep the flag), so that both make the same graphs."""
+        tainted = set(self.requires_grad_leaves)
+        for node in self.graph.nodes:
+            if any(arg in tainted for arg in node.all_input_nodes):
+                tainted.add(node)
+        for node in outputs:
+            example = node.meta.get("example_value")
+            if node in tainted and isinstance(example, torch.Tensor) and example.requires_grad:
+                raise RequiresGradOutput(
+                    "a graph output requires grad through requires_grad_() on a tensor the "
+                    "graph made",
+                    gb.REQUIRES_GRAD_LEAKED,
+                )
 
     def remove_redundant_grad_switches(self) -> None:
         """Of consecutive ``_set_grad_enabled`` nodes only the last counts; it goes too

@@ -148,6 +148,9 @@ class TensorVariable(VariableTracker):
             return tx.output.call(tx, "call_function", VIEW_ATTRIBUTE_OPS[name], [self])
         if name == "grad":
             return self.grad_attribute(tx)
+        # At the attribute, as Dynamo: the trace cannot resume there, the frame runs eagerly.
+        if name == "retain_grad":
+            unimplemented("Tensor.retain_grad() is not traced", gb.RETAIN_GRAD)
         if name == "data":  # the C++ getter's function, as Dynamo records it
             return tx.output.call(tx, "call_function", torch._C._autograd._get_data_attr, [self])
         if not hasattr(torch.Tensor, name):
@@ -236,6 +239,8 @@ class TensorVariable(VariableTracker):
             from minidynamo.variables.numpy import as_ndarray
 
             return as_ndarray(tx.output.call(tx, "call_method", "view_as", [self, self]))
+        if name == "requires_grad_":
+            return self.requires_grad_(tx, args, kwargs)
         if name == "type" and not args and not kwargs:  # "torch.FloatTensor"
             return ConstantVariable(self.example_value.type())
         if name in STATIC_METHODS:
@@ -249,6 +254,35 @@ class TensorVariable(VariableTracker):
                 return SizeVariable.of(result)
             return ConstantVariable.create(result)
         return tx.output.call(tx, "call_method", name, [self, *args], kwargs)
+
+    def requires_grad_(
+        self,
+        tx: InstructionTranslatorBase,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        """``t.requires_grad_(flag)`` as Dynamo 2.14 does it: nothing where the flag is set
+        already. An input's flag is state of an object the graph does not own: the call
+        breaks the graph. On a tensor made in the graph it is a node; where that tensor,
+        or one computed from it, is a graph output the translation starts again and
+        breaks here instead (`OutputGraph.check_requires_grad`)."""
+        flag_arg = args[0] if args else kwargs.get("requires_grad", ConstantVariable(True))
+        flag = flag_arg.as_python_constant()
+        if self.example_value.requires_grad == flag:
+            return self
+        if self.source is not None:
+            unimplemented("requires_grad_() changes an input's flag", gb.REQUIRES_GRAD_INPUT)
+        if tx.output.break_at_requires_grad:
+            unimplemented(
+                "requires_grad_() of a tensor made in the graph that reaches its outputs",
+                gb.REQUIRES_GRAD_OUTPUT,
+            )
+        # In place: the variable keeps its node (whose example now requires grad), as
+        # Dynamo's graph uses the tensor, not the call's result, afterwards.
+        tx.output.call(tx, "call_method", "requires_grad_", [self, *args], kwargs)
+        if flag:
+            tx.output.requires_grad_leaves.add(self.proxy.node)
+        return self
 
     def unpack_var_sequence(self, tx: InstructionTranslatorBase) -> list[VariableTracker]:
         if self.example_value.dim() == 0:

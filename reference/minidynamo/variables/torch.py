@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 import torch.utils._pytree as pytree
+from minidynamo import graph_break_registry as gb
 from minidynamo import trace_rules
 from minidynamo.exc import unimplemented
 from minidynamo.trace_rules import Rule
@@ -85,6 +86,8 @@ class TorchInGraphFunctionVariable(VariableTracker):
             return self._evaluate_on_examples(args, kwargs)
         if self.fn in trace_rules.ASSERT_FUNCTIONS:
             return self._assert(args, kwargs)
+        if self.fn is torch.autograd.grad:
+            unimplemented("torch.autograd.grad runs in CPython", gb.AUTOGRAD_GRAD)
         if self.fn is torch.Size:
             return SizeVariable.of(torch.Size(args[0].as_python_constant() if args else ()))
         if any(is_ndarray(arg) for arg in [*args, *kwargs.values()]):
