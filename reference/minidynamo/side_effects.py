@@ -112,6 +112,15 @@ class SideEffects:
             return None
         return self.attr_values.get((self._owner(obj), name))
 
+    def read_attr(self, obj: VariableTracker, name: str, kind: str = "") -> VariableTracker | None:
+        """`load_attr` for a read of ``obj.name``: None if the trace stored nothing; a
+        read after the trace's ``del obj.name`` breaks the graph (the `kind` of attribute
+        names it in the reason)."""
+        stored = self.load_attr(obj, name)
+        if stored is DELETED:
+            unimplemented(f"read of the {kind}attribute {name!r} after `del`")
+        return stored
+
     def load_class_attr(self, cls: type, name: str) -> VariableTracker | None:
         """What the trace stored as `name` on `cls` or the base class it comes from, as
         attribute lookup finds it through the MRO; None if the real class answers."""

@@ -327,9 +327,7 @@ class NestedUserFunctionVariable(BaseUserFunctionVariable):
 
     def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
         """Attributes the trace set on it (``inner.calls = 1``), and its names."""
-        stored = tx.output.side_effects.load_attr(self, name)
-        if stored is DELETED:
-            unimplemented(f"read of the function attribute {name!r} after `del`")
+        stored = tx.output.side_effects.read_attr(self, name, "function ")
         if stored is not None:
             return stored
         if name == "__qualname__":

@@ -7,7 +7,6 @@ import types
 from typing import TYPE_CHECKING, Any
 
 from minidynamo.exc import unimplemented
-from minidynamo.side_effects import DELETED
 from minidynamo.source import AttrSource, LocalSource
 from minidynamo.variables.base import VariableTracker
 
@@ -117,9 +116,7 @@ class PythonModuleVariable(VariableTracker):
         from minidynamo.builder import VariableBuilder
         from minidynamo.trace_rules import is_library_module
 
-        stored = tx.output.side_effects.load_attr(self, name)
-        if stored is DELETED:
-            unimplemented(f"read of the module attribute {name!r} after `del`")
+        stored = tx.output.side_effects.read_attr(self, name, "module ")
         if stored is not None:
             return stored
         if not hasattr(self.value, name):

@@ -428,9 +428,7 @@ class UserDefinedObjectVariable(VariableTracker):
         (``super().__getattribute__``, `has_attr`), else breaks the graph."""
         from minidynamo.builder import VariableBuilder
 
-        stored = tx.output.side_effects.load_attr(self, name)
-        if stored is DELETED:
-            unimplemented(f"read of the attribute {name!r} after `del`")
+        stored = tx.output.side_effects.read_attr(self, name)
         if stored is not None:
             return stored
         source = None if self.source is None else AttrSource(self.source, name)
