@@ -262,3 +262,59 @@ def module_set_attribute_in_forward():
             return x * 2
 
     return Remember()
+
+
+# Issue 19: which frame a compiled module is converted through (Dynamo's OptimizedModule).
+
+
+class Doubler(nn.Module):
+    def forward(self, x):
+        return x * 2
+
+
+HOOKED_DOUBLER = Doubler()
+HOOKED_DOUBLER.register_forward_hook(lambda mod, args, out: out + 1)
+
+
+class SubclassedLinear(nn.Linear):
+    """A user subclass of a torch.nn layer that keeps the layer's forward."""
+
+
+BACKWARD_PRE_LOG = []
+BACKWARD_PRE_HOOKED = nn.Linear(3, 3)
+BACKWARD_PRE_HOOKED.register_full_backward_pre_hook(lambda m, go: BACKWARD_PRE_LOG.append(1))
+COMPILED_BACKWARD_HOOKED = nn.Linear(3, 3)
+COMPILED_BACKWARD_HOOKED.register_full_backward_hook(lambda m, gi, go: BACKWARD_LOG.append(2))
+
+
+@case(tags=["compiled-module", "nn-module"], calls=[Call(T(3))], factory=True,
+      expect=Expect(frames=2, graphs=2, ops=[["mul"], ["add"]]))  # fmt: skip
+def user_module_with_hook_compiled():
+    """A compiled module with its own forward and a forward hook: Dynamo runs
+    `nn.Module.__call__` in CPython, so the forward and the hook are compiled as frames
+    of their own."""
+    return HOOKED_DOUBLER
+
+
+@case(tags=["compiled-module", "nn-module", "fullgraph"], calls=[Call(T(2, 3))], options=FULLGRAPH,
+      factory=True, expect=one_graph("torch._C._nn.linear"))  # fmt: skip
+def linear_subclass_compiled():
+    """A subclass of nn.Linear without a forward of its own: its forward is torch's, so
+    the module is compiled through a wrapper frame calling it, as a torch.nn layer is."""
+    return SubclassedLinear(3, 3)
+
+
+@case(tags=["compiled-module", "graph-breaks"], calls=[Call(T(2, 3, requires_grad=True))],
+      expect=Expect(graphs=1, ops=[["mul"]], breaks=[Break("GB0083", BACKWARD_HOOK_LINE)]))  # fmt: skip
+def full_backward_pre_hook_module(x):
+    """A module with a full backward pre-hook makes a BackwardHook too: the graph breaks
+    at the module's call; the code after it is compiled."""
+    return BACKWARD_PRE_HOOKED(x) * 2
+
+
+@case(tags=["compiled-module", "graph-breaks"], calls=[Call(T(2, 3, requires_grad=True))],
+      factory=True, expect=Expect(graphs=0, breaks=[Break("GB0083", BACKWARD_HOOK_LINE)]))  # fmt: skip
+def compiled_module_with_full_backward_hook():
+    """torch.compile of a module with a full backward hook: its call breaks at the
+    BackwardHook and runs in CPython, with no graph."""
+    return COMPILED_BACKWARD_HOOKED

@@ -158,6 +158,15 @@ _TYPES = [
         "Make the manager inside the compiled function (``with torch.no_grad():``).",
         "GB0008",
     ),
+    GraphBreakType(
+        "GB0020",
+        "module backward hooks",
+        "A module with full backward hooks or backward pre-hooks wraps its inputs and "
+        "outputs in a torch.utils.hooks.BackwardHook, which the trace does not model "
+        "(Dynamo needs compiled autograd for it): the module's call runs in CPython.",
+        "Call the module outside the compiled function, or remove its backward hooks.",
+        "GB0083",
+    ),
 ]
 
 REGISTRY: dict[str, GraphBreakType] = {gb.gb_id: gb for gb in _TYPES}
@@ -181,3 +190,4 @@ NUMPY_FUNCTION = "GB0016"
 NUMPY_ATTRIBUTE = "GB0017"
 SUPER_ATTRIBUTE = "GB0018"
 SKIPPED_INLINE = "GB0019"
+MODULE_BACKWARD_HOOKS = "GB0020"
