@@ -187,8 +187,9 @@ class OptimizedModule(torch.nn.Module):
         if module._forward_hooks or module._forward_pre_hooks:
             return _call_with_callback(self._callback, module, args, kwargs)
         # A user-defined forward: its frame is the one converted.
+        forward = type(module).forward
         call = self._callback.call_entry
-        return _call_with_callback(self._callback, call, (type(module).forward, (module, *args), kwargs), {})
+        return _call_with_callback(self._callback, call, (forward, (module, *args), kwargs), {})
 
 
 def _is_uninitialized_lazy(module: torch.nn.Module) -> bool:
