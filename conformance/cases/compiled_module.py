@@ -323,3 +323,29 @@ def compiled_module_with_full_backward_hook():
     layer = nn.Linear(3, 3)
     layer.register_full_backward_hook(lambda mod, grad_input, grad_output: None)
     return layer
+
+
+STEPPER = Counter()
+
+
+def bump_stepper():
+    STEPPER.step += 1
+
+
+def reset_stepper():
+    STEPPER.step = 1
+
+
+@case(tags=["compiled-module", "recompiles"],
+      calls=[Call(T(3), before=reset_stepper), Call(T(3), before=bump_stepper),
+             Call(T(3), before=bump_stepper), Call(T(3), before=bump_stepper)],
+      expect=Expect(frames=4, graphs=4, ops=[["mul"]] * 4,
+                    recompiles=["G['STEPPER'].step == 1",
+                                "G['STEPPER'].step == 2; G['STEPPER'].step == 1",
+                                "G['STEPPER'].step == 3; G['STEPPER'].step == 2; "
+                                "G['STEPPER'].step == 1"]))  # fmt: skip
+def int_attribute_never_turns_dynamic(x):
+    """An int attribute of a module stays specialized however often it changes (Dynamo
+    2.14: no automatic dynamic for nn.Module ints): each value recompiles, the failures
+    listed newest entry first."""
+    return STEPPER(x)
