@@ -262,3 +262,90 @@ def module_set_attribute_in_forward():
             return x * 2
 
     return Remember()
+
+
+# Issue 19: which frame a compiled module is converted through (Dynamo's OptimizedModule).
+# These hooks are registered when a case runs, not at import: none of their handle ids is
+# in a snapshot, and registering them at import would shift the ids of the hooks that
+# later case modules register (which are).
+
+
+class Doubler(nn.Module):
+    def forward(self, x):
+        return x * 2
+
+
+class SubclassedLinear(nn.Linear):
+    """A user subclass of a torch.nn layer that keeps the layer's forward."""
+
+
+@case(tags=["compiled-module", "nn-module"], calls=[Call(T(3))], factory=True,
+      expect=Expect(frames=2, graphs=2, ops=[["mul"], ["add"]]))  # fmt: skip
+def user_module_with_hook_compiled():
+    """A compiled module with its own forward and a forward hook: Dynamo runs
+    `nn.Module.__call__` in CPython, so the forward and the hook are compiled as frames
+    of their own."""
+    doubler = Doubler()
+    doubler.register_forward_hook(lambda mod, args, out: out + 1)
+    return doubler
+
+
+@case(tags=["compiled-module", "nn-module", "fullgraph"], calls=[Call(T(2, 3))], options=FULLGRAPH,
+      factory=True, expect=one_graph("torch._C._nn.linear"))  # fmt: skip
+def linear_subclass_compiled():
+    """A subclass of nn.Linear without a forward of its own: its forward is torch's, so
+    the module is compiled through a wrapper frame calling it, as a torch.nn layer is."""
+    return SubclassedLinear(3, 3)
+
+
+@case(tags=["compiled-module", "graph-breaks"], calls=[Call(T(2, 3, requires_grad=True))],
+      factory=True,
+      expect=Expect(graphs=1, ops=[["mul"]],
+                    breaks=[Break("GB0083", BACKWARD_HOOK_LINE)]))  # fmt: skip
+def full_backward_pre_hook_module():
+    """A module with a full backward pre-hook makes a BackwardHook too: the graph breaks
+    at the module's call; the code after it is compiled."""
+    layer = nn.Linear(3, 3)
+    layer.register_full_backward_pre_hook(lambda mod, grad_output: None)
+
+    def call(x):
+        return layer(x) * 2
+
+    return call
+
+
+@case(tags=["compiled-module", "graph-breaks"], calls=[Call(T(2, 3, requires_grad=True))],
+      factory=True,
+      expect=Expect(graphs=0, breaks=[Break("GB0083", BACKWARD_HOOK_LINE)]))  # fmt: skip
+def compiled_module_with_full_backward_hook():
+    """torch.compile of a module with a full backward hook: its call breaks at the
+    BackwardHook and runs in CPython, with no graph."""
+    layer = nn.Linear(3, 3)
+    layer.register_full_backward_hook(lambda mod, grad_input, grad_output: None)
+    return layer
+
+
+STEPPER = Counter()
+
+
+def bump_stepper():
+    STEPPER.step += 1
+
+
+def reset_stepper():
+    STEPPER.step = 1
+
+
+@case(tags=["compiled-module", "recompiles"],
+      calls=[Call(T(3), before=reset_stepper), Call(T(3), before=bump_stepper),
+             Call(T(3), before=bump_stepper), Call(T(3), before=bump_stepper)],
+      expect=Expect(frames=4, graphs=4, ops=[["mul"]] * 4,
+                    recompiles=["G['STEPPER'].step == 1",
+                                "G['STEPPER'].step == 2; G['STEPPER'].step == 1",
+                                "G['STEPPER'].step == 3; G['STEPPER'].step == 2; "
+                                "G['STEPPER'].step == 1"]))  # fmt: skip
+def int_attribute_never_turns_dynamic(x):
+    """An int attribute of a module stays specialized however often it changes (Dynamo
+    2.14: no automatic dynamic for nn.Module ints): each value recompiles, the failures
+    listed newest entry first."""
+    return STEPPER(x)

@@ -12,12 +12,14 @@ dims for the symbolic shapes policy.
 from __future__ import annotations
 
 import functools
+import inspect
+import types
 from collections.abc import Callable
 from typing import Any
 
 import torch
 
-from minidynamo import config, structured_trace, versions
+from minidynamo import config, external_utils, structured_trace, versions
 from minidynamo.decorators import allow_in_graph, graph_break, is_compiling
 from minidynamo.eval_frame import set_callback
 from minidynamo.logs import set_logs
@@ -173,9 +175,40 @@ class OptimizedModule(torch.nn.Module):
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         module = self._orig_mod
-        forward = type(module).forward
+        if _is_uninitialized_lazy(module):
+            # As Dynamo's OptimizedModule._call_lazy_check: the module infers its
+            # parameters from these arguments in CPython, then is compiled initialized.
+            module._infer_parameters(module, args, kwargs)
+        if _forward_is_library_code(module):
+            # Frames of library code are never converted: as Dynamo (wrap_inline), convert
+            # a wrapper frame calling the module, into which the call is inlined.
+            wrapper = external_utils.wrap_inline(module)
+            return self._callback.call_entry(wrapper, args, kwargs)
         if module._forward_hooks or module._forward_pre_hooks:
             return _call_with_callback(self._callback, module, args, kwargs)
-        # `forward` is converted even when it is library code (nn.Linear's).
+        # A user-defined forward: its frame is the one converted.
+        forward = type(module).forward
         call = self._callback.call_entry
         return _call_with_callback(self._callback, call, (forward, (module, *args), kwargs), {})
+
+
+def _is_uninitialized_lazy(module: torch.nn.Module) -> bool:
+    """A lazy module (nn.LazyLinear) before its first call: its initialization hook, a
+    method of LazyModuleMixin, is gone once its class has become the initialized one."""
+    return inspect.getattr_static(module, "_initialize_hook", None) is not None and callable(
+        getattr(module, "_infer_parameters", None)
+    )
+
+
+def _forward_is_library_code(module: torch.nn.Module) -> bool:
+    """The module's forward (an instance's own first) is a method whose code the trace
+    rules skip: torch.nn's layers, containers and their subclasses without a forward."""
+    from minidynamo import trace_rules
+
+    forward = getattr(module, "forward", None)
+    code = getattr(getattr(forward, "__func__", None), "__code__", None)
+    return (
+        isinstance(forward, types.MethodType)
+        and isinstance(code, types.CodeType)
+        and trace_rules.is_library_file(code.co_filename)
+    )

@@ -420,6 +420,9 @@ class VariableBuilder:
             return GradModeClassVariable(value, source=self.source)
         if value in TORCH_MANAGERS:
             return TorchManagerClassVariable(value, source=self.source)
+        if value in trace_rules.REFUSED_CLASSES:
+            gb_id, reason = trace_rules.REFUSED_CLASSES[value]
+            return SkipFunctionVariable(value, reason, gb_id, source=self.source)
         rule = trace_rules.lookup(value)
         if rule in (Rule.CONSTANT_FOLD, Rule.POLYFILL):
             return self.wrap_by_rule(value, rule)

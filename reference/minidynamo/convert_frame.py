@@ -278,7 +278,8 @@ class ConvertFrame:
         if len(entries) >= config.recompile_limit:
             return self.past_recompile_limit(code, state, args, f_globals, closure)
         if entries and recompiles_log.isEnabledFor(logging.DEBUG):
-            reasons = [entry.check_fn.failure_reason(args, f_globals, closure) for entry in entries]
+            # Newest entry first, as Dynamo lists them (its cache is a list newest first).
+            reasons = [e.check_fn.failure_reason(args, f_globals, closure) for e in entries[::-1]]
             recompiles_log.debug(
                 "Recompiling function %s in %s\n    triggered by the following guard "
                 "failure(s):\n%s",

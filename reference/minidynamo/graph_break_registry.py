@@ -201,6 +201,15 @@ _TYPES = [
         "requires_grad_() outside the compiled function.",
         "GB7324",
     ),
+    GraphBreakType(
+        "GB0025",
+        "module backward hooks",
+        "A module with full backward hooks or backward pre-hooks wraps its inputs and "
+        "outputs in a torch.utils.hooks.BackwardHook, which the trace does not model "
+        "(Dynamo needs compiled autograd for it): the module's call runs in CPython.",
+        "Call the module outside the compiled function, or remove its backward hooks.",
+        "GB0083",
+    ),
 ]
 
 REGISTRY: dict[str, GraphBreakType] = {gb.gb_id: gb for gb in _TYPES}
@@ -229,3 +238,4 @@ AUTOGRAD_GRAD = "GB0021"
 RETAIN_GRAD = "GB0022"
 REQUIRES_GRAD_INPUT = "GB0023"
 REQUIRES_GRAD_LEAKED = "GB0024"
+MODULE_BACKWARD_HOOKS = "GB0025"

@@ -32,6 +32,7 @@ import torch._numpy as tnp
 import torch.distributed
 import torch.fx._symbolic_trace
 import torch.onnx
+import torch.utils.hooks
 
 import minidynamo
 from minidynamo import decorators
@@ -137,6 +138,14 @@ def wrapped_by(fn: object) -> str | None:
 EXPLICIT_BREAKS: dict[Callable, str] = {decorators.graph_break: gb.USER_GRAPH_BREAK}
 EXPLICIT_BREAKS_BY_NAME: dict[tuple[str, str], str] = {
     ("torch._dynamo.decorators", "graph_break"): gb.USER_GRAPH_BREAK,
+}
+
+# Skip, with a reason of their own: library classes whose construction stops the trace.
+REFUSED_CLASSES: dict[type, tuple[str, str]] = {
+    torch.utils.hooks.BackwardHook: (
+        gb.MODULE_BACKWARD_HOOKS,
+        "module-level backward hooks (torch.utils.hooks.BackwardHook)",
+    ),
 }
 
 # In graph, by the user's choice (`minidynamo.allow_in_graph`); kept by id, as a

@@ -80,6 +80,32 @@ def test_compiled_module_behaves_as_the_module():
     assert compiled(torch.ones(2, 3)).shape == (2, 2)
 
 
+def test_compiled_torch_nn_modules_share_one_wrapper_frame():
+    """As Dynamo's OptimizedModule (wrap_inline): torch.nn layers are compiled through
+    one wrapper code object, whose cache tells the modules apart by their guards, so
+    one Linear of another shape past the recompile limit is refused: under fullgraph,
+    an error, as Dynamo's FailOnRecompileLimitHit."""
+    limit = minidynamo.config.recompile_limit
+    for width in range(1, limit + 1):
+        compiled = minidynamo.compile(torch.nn.Linear(width, 2), fullgraph=True)
+        assert compiled(torch.ones(1, width)).shape == (1, 2)
+    assert compile_count() == limit
+    past = minidynamo.compile(torch.nn.Linear(limit + 1, 2), fullgraph=True)
+    with pytest.raises(minidynamo.exc.RecompileLimitExceeded):
+        past(torch.ones(1, limit + 1))
+
+
+def test_lazy_module_initialized_before_compiling():
+    """A lazy module infers its parameters in CPython first (Dynamo's
+    _call_lazy_check); the trace sees the initialized nn.Linear."""
+    module = torch.nn.LazyLinear(4)
+    compiled = minidynamo.compile(module, fullgraph=True)
+    x = torch.randn(2, 3)
+    assert torch.allclose(compiled(x), module(x))
+    assert type(module) is torch.nn.Linear and module.weight.shape == (4, 3)
+    assert compile_count() == 1
+
+
 def test_unknown_backend_name_is_a_value_error():
     with pytest.raises(ValueError, match="unknown backend 'nope'.*eager"):
         minidynamo.compile(double, backend="nope")

@@ -1,12 +1,15 @@
 """Polyfill of `nn.Module._call_impl` for a module with forward hooks: the pre-hooks, the
 forward and the hooks, traced like user code (variables/nn_module.py passes the hooks
-it found, each with whether it takes keyword arguments). Backward hooks are not traced.
+it found, each with whether it takes keyword arguments). For a module with full backward
+hooks, `_call_impl` up to the BackwardHook it makes, which stops the trace.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+
+from torch.utils.hooks import BackwardHook
 
 
 def call_with_hooks(
@@ -40,3 +43,14 @@ def call_with_hooks(
         if hook_result is not None:
             result = hook_result
     return result
+
+
+def call_with_backward_hooks(self: Any) -> Any:
+    """`_call_impl` of a module with full backward hooks or backward pre-hooks, as far as
+    the BackwardHook that wraps its inputs: the trace refuses to make one (so does
+    Dynamo 2.14 without compiled autograd), breaking on the line where `_call_impl`
+    makes it; the module's call then runs in CPython."""
+    full_backward_hooks = list(self._backward_hooks.values())
+    backward_pre_hooks = list(self._backward_pre_hooks.values())
+    bw_hook = BackwardHook(self, full_backward_hooks, backward_pre_hooks)
+    return bw_hook

@@ -7,8 +7,9 @@ and `_modules` dicts and sourced through them, as real Dynamo does
 class's own ``__call__``, or ``forward`` (an instance's own first) between its forward
 hooks (polyfills/nn_module.py), which are guarded where a module has them. As in Dynamo
 (`skip_nnmodule_hook_guards`), a module without hooks is not guarded against gaining
-some; backward hooks are not traced. A module the traced code makes (`nn.ReLU()`) is a
-`NewNNModuleVariable` (`make_module`).
+some. Backward hooks are not traced: a module with full ones is traced as far as the
+BackwardHook that `_call_impl` makes, where the trace stops, as Dynamo's does. A module
+the traced code makes (`nn.ReLU()`) is a `NewNNModuleVariable` (`make_module`).
 """
 
 from __future__ import annotations
@@ -179,6 +180,8 @@ class NNModuleVariable(UserDefinedObjectVariable):
         if user_slot(type(module), "__call__") is not None:
             return super().call_function(tx, args, kwargs)  # the class's own __call__
         hooks_module = torch.nn.modules.module
+        if module._backward_pre_hooks or (module._backward_hooks and module._is_full_backward_hook):
+            return inline_polyfill(tx, nn_module_polyfills.call_with_backward_hooks, [self], {})
         if any(getattr(module, name, None) for name in _BACKWARD_HOOKS) or any(
             getattr(hooks_module, name) for name in _GLOBAL_BACKWARD_HOOKS
         ):
