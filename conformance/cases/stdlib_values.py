@@ -252,3 +252,37 @@ def float_methods(x):
 def math_on_dynamic_float(x, f):
     """`math.sqrt` of a dynamic float is a graph node, ``torch._sym_sqrt(item)``."""
     return x * math.sqrt(f)
+
+
+# formatting user objects, frozen dataclasses (probe of user-style programs, issue 18)
+
+
+class Width:
+    """A value with its own __repr__ only: object's __str__ and __format__ use it."""
+
+    def __init__(self, n):
+        self.n = n
+
+    def __repr__(self):
+        return f"Width({self.n})"
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def fstring_conversions_and_spec_of_user_repr(x):
+    """f-string fields of a user object with only __repr__: `!r` then a width spec,
+    a plain field and `!s` (object's __format__ and __str__ fall back to __repr__)."""
+    w = Width(3)
+    return x * w.n, f"{w!r:<10}|{w}|{w!s:>9}", str(w)
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def frozen_dataclass_refuses_deletion(x):
+    """`del` of a frozen dataclass's field runs its generated __delattr__, which raises
+    FrozenInstanceError; the field stays."""
+    f = Frozen(4)
+    try:
+        del f.k
+        deleted = True
+    except dataclasses.FrozenInstanceError:
+        deleted = False
+    return x * f.k, deleted

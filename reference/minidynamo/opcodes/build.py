@@ -12,6 +12,7 @@ from minidynamo.variables.constant import ConstantVariable, formatted, string_te
 from minidynamo.variables.dicts import ConstDictVariable, SetVariable, constant_key
 from minidynamo.variables.lists import ListVariable, SliceVariable, TupleVariable
 from minidynamo.variables.symnode import SymNodeVariable, specialize
+from minidynamo.variables.user_defined import UserDefinedObjectVariable
 
 if TYPE_CHECKING:
     from minidynamo.bytecode import Instruction
@@ -153,6 +154,11 @@ def format_value(
     """Push ``format(convert(value), spec)``."""
     if isinstance(value, SymNodeVariable):
         value = ConstantVariable(specialize(value))
+    if isinstance(value, UserDefinedObjectVariable):  # its own Python methods, inlined
+        if convert is None:
+            value, spec = value.text(tx, "__format__", spec), ""
+        elif convert in (str, repr):
+            value, convert = value.text(tx, "__str__" if convert is str else "__repr__"), None
     field = "{" + CONVERSION_MARKS[convert] + (":" + spec if spec else "") + "}"
     tx.push(formatted(field, [value]))
 

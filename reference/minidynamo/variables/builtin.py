@@ -721,6 +721,24 @@ def _call_abs(tx: InstructionTranslatorBase, value: VariableTracker) -> Variable
     return call_operator(tx, operator.abs, [value])
 
 
+def _text_of(fn: Callable, slot: str) -> Callable[..., VariableTracker]:
+    """``str(obj)``, ``repr(obj)``, ``format(obj, spec)``: a user object's own Python
+    method (`slot`) inlined; folded on constants."""
+
+    def call(
+        tx: InstructionTranslatorBase, *args: VariableTracker, **kwargs: VariableTracker
+    ) -> VariableTracker:
+        from minidynamo.variables.user_defined import UserDefinedObjectVariable
+
+        if args and isinstance(args[0], UserDefinedObjectVariable) and not kwargs:
+            spec = args[1].as_python_constant() if slot == "__format__" and len(args) == 2 else ""
+            if len(args) == 1 or spec:
+                return args[0].text(tx, slot, spec)
+        return fold_builtin(fn, list(args), kwargs)
+
+    return call
+
+
 def _call_float(
     tx: InstructionTranslatorBase, *args: VariableTracker, **kwargs: VariableTracker
 ) -> VariableTracker:
@@ -827,6 +845,9 @@ BUILTIN_HANDLERS: dict[Callable, Callable[..., VariableTracker]] = {
     filter: _call_filter,
     sum: _call_sum,
     abs: _call_abs,
+    str: _text_of(str, "__str__"),
+    repr: _text_of(repr, "__repr__"),
+    format: _text_of(format, "__format__"),
     builtins.__build_class__: _call_build_class,
     float: _call_float,
     int: _call_int,

@@ -64,8 +64,9 @@ class MethodDescriptorVariable(VariableTracker):
         args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
-        """``object.__setattr__(obj, k, v)``: the plain store, as `obj.k = v` without a
-        custom ``__setattr__`` (the receiver refuses what it cannot model)."""
+        """``object.__setattr__(obj, k, v)`` (``__delattr__``): the plain store (deletion),
+        as `obj.k = v` without a custom ``__setattr__`` (the receiver refuses what it cannot
+        model)."""
         if kwargs or not args or not args[0].is_python_constant():
             unimplemented(f"{self!r} with arguments {args!r}")
         name = args[0].as_python_constant()
@@ -74,7 +75,8 @@ class MethodDescriptorVariable(VariableTracker):
             store = getattr(receiver, "generic_store_attr", receiver.store_attr)
             store(tx, name, args[1])
         elif self.name == "__delattr__" and len(args) == 1 and hasattr(receiver, "delete_attr"):
-            receiver.delete_attr(tx, name)
+            delete = getattr(receiver, "generic_delete_attr", receiver.delete_attr)
+            delete(tx, name)
         else:
             unimplemented(f"{self!r} on {receiver!r}")
         return ConstantVariable(None)

@@ -91,6 +91,9 @@ class ObjectSlotVariable(VariableTracker):
         if self.name == "__setattr__" and len(args) == 2:
             self.obj.generic_store_attr(tx, args[0].as_python_constant(), args[1])
             return ConstantVariable(None)
+        if self.name == "__delattr__" and len(args) == 1:
+            self.obj.generic_delete_attr(tx, args[0].as_python_constant())
+            return ConstantVariable(None)
         unimplemented(f"object.{self.name}() with {len(args)} arguments")
 
 

@@ -77,6 +77,34 @@ class SymNodeVariable(VariableTracker):
         where = f"{filename}:{lineno} in {self.tx.code.co_name}"
         return self.tx.output.shapes.evaluate(value, where)
 
+    def has_number_method(self, name: str) -> bool:
+        """A public method of the number that its Sym type has too (``n.bit_length``)."""
+        return (
+            not name.startswith("_")
+            and callable(getattr(type(self.example_value), name, None))
+            and hasattr(self.python_type(), name)
+        )
+
+    def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
+        from minidynamo.variables.misc import GetAttrVariable
+
+        if self.has_number_method(name):
+            return GetAttrVariable(self, name)
+        return super().var_getattr(tx, name)
+
+    def call_method(
+        self,
+        tx: InstructionTranslatorBase,
+        name: str,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        """``n.bit_length()``: a graph node, as Dynamo records it; where the Sym type
+        computes it from the concrete value, the result is specialized (and guarded)."""
+        if self.has_number_method(name):
+            return tx.output.call(tx, "call_method", name, [self, *args], kwargs)
+        return super().call_method(tx, name, args, kwargs)
+
     def reconstruct(self, codegen: PyCodegen) -> None:
         # An input is reloaded from the frame; a computed value is a graph output.
         if self.source is not None:

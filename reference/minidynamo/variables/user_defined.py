@@ -62,7 +62,7 @@ def plain_class_problem(cls: type) -> str | None:
 
 
 # Slots whose Python versions are inlined on every attribute access of the object.
-_TRACED_SLOTS = ("__setattr__", "__getattribute__")
+_TRACED_SLOTS = ("__setattr__", "__delattr__", "__getattribute__")
 
 
 def rebuild_object(cls: type, attributes: dict[str, object]) -> object:
@@ -412,6 +412,26 @@ class UserDefinedObjectVariable(VariableTracker):
             return hash(result.as_python_constant())
         return hash(self.value)
 
+    def text(self, tx: InstructionTranslatorBase, slot: str, spec: str = "") -> VariableTracker:
+        """``str(obj)``, ``repr(obj)``, ``format(obj, spec)`` (`slot` ``__str__``,
+        ``__repr__``, ``__format__``): the class's Python method inlined; object's own
+        ``__format__`` is ``str`` (empty spec), its ``__str__`` is ``repr``. object's
+        ``__repr__`` (an address) is not modelled."""
+        cls = type(self.value)
+        fn = user_slot(cls, slot)
+        if fn is None:
+            own = inspect.getattr_static(cls, slot)
+            if slot == "__format__" and own is object.__format__ and not spec:
+                return self.text(tx, "__str__")
+            if slot == "__str__" and own is object.__str__:
+                return self.text(tx, "__repr__")
+            unimplemented(f"{slot} of a {cls.__qualname__} ({type(own).__name__} of a library)")
+        args = [self, ConstantVariable(spec)] if slot == "__format__" else [self]
+        result = inline_slot(tx, fn, args)
+        if not result.is_python_constant() or not isinstance(result.as_python_constant(), str):
+            unimplemented(f"{cls.__qualname__}.{slot} returned {result!r}")
+        return result
+
     def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
         """``obj.name``: through the class's own ``__getattribute__`` (inlined) if it has
         one in Python, else the generic lookup."""
@@ -559,10 +579,21 @@ class UserDefinedObjectVariable(VariableTracker):
         UserFunctionVariable(fset).call_function(tx, [self, value], {})
 
     def delete_attr(self, tx: InstructionTranslatorBase, name: str) -> None:
-        """``del obj.name`` of an instance attribute, read first (and so guarded): the
-        generated code deletes it only where eager would find it."""
+        """``del obj.name``: the class's Python ``__delattr__`` inlined, if any (a frozen
+        dataclass's raises)."""
+        delattr_fn = user_slot(type(self.value), "__delattr__")
+        if delattr_fn is not None:
+            inline_slot(tx, delattr_fn, [self, ConstantVariable(name)])
+            return
+        self.generic_delete_attr(tx, name)
+
+    def generic_delete_attr(self, tx: InstructionTranslatorBase, name: str) -> None:
+        """``object.__delattr__`` of an instance attribute, read first (and so guarded):
+        the generated code deletes it only where eager would find it."""
         cls = type(self.value)
-        if inspect.getattr_static(cls, "__delattr__") is not object.__delattr__:
+        if user_slot(cls, "__delattr__") is None and (
+            inspect.getattr_static(cls, "__delattr__") is not object.__delattr__
+        ):
             unimplemented(f"attribute deletion on {cls.__qualname__} (custom __delattr__)")
         attr = inspect.getattr_static(cls, name, None)
         if isinstance(attr, property):  # a data descriptor: its deleter, not the dict
