@@ -40,6 +40,7 @@ STATIC_ATTRIBUTES = frozenset(
         "is_sparse",
         "layout",
         "is_quantized",
+        "is_nested",
     }
 )
 
