@@ -17,7 +17,7 @@ import dataclasses
 import math
 import re
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import torch
@@ -140,7 +140,7 @@ class GuardSet:
         self._tensors: dict[str, tuple[TensorSpec, torch.Tensor]] = {}
 
     def __iter__(self):
-        return iter(self.guards.values())
+        return iter(_tree_order(list(self.guards.values())))
 
     def __len__(self) -> int:
         return len(self.guards)
@@ -279,7 +279,7 @@ class GuardSet:
             self._add(None, text, text, RELATION)
 
     def text(self) -> str:
-        return "\n".join(self.guards)
+        return "\n".join(guard.text for guard in self)
 
     def compile(self, code: types.CodeType) -> CheckFunction:
         """The check function of a cache entry of `code`. It holds no input: the
@@ -291,6 +291,53 @@ class GuardSet:
         for check in checks.values():
             del check.example
         return check_fn
+
+
+def _tree_order(guards: list[Guard]) -> list[Guard]:
+    """The guards in the order Dynamo lists them, which does not depend on the order the
+    trace installed them in (that differs between CPythons: a 3.10 comprehension is a
+    frame of its own). Dynamo sorts its guards by (locals before globals, length of the
+    source's name, the name) and builds its guard tree from them in that order; its text
+    is that tree, depth first: each source's guards, then those of the sources reached
+    from it, in the order they were first reached. The guards of one source keep their
+    installation order (type before value); those of no source (grad mode, aliasing,
+    shapes) come last."""
+    sourced = sorted(
+        (guard for guard in guards if guard.source is not None),
+        key=lambda guard: (
+            guard.source.guard_source.value,  # type: ignore[union-attr]
+            len(guard.source.name),  # type: ignore[union-attr]
+            guard.source.name,  # type: ignore[union-attr]
+        ),
+    )
+    root = _Node()
+    for guard in sourced:
+        node = root
+        for source in _chain(guard.source):  # type: ignore[arg-type]
+            node = node.children.setdefault(source.name, _Node())
+        node.guards.append(guard)
+    return [*root.walk(), *(guard for guard in guards if guard.source is None)]
+
+
+class _Node:
+    """A source in the guard tree: its guards, and the sources reached from it."""
+
+    def __init__(self) -> None:
+        self.guards: list[Guard] = []
+        self.children: dict[str, _Node] = {}
+
+    def walk(self) -> Iterator[Guard]:
+        yield from self.guards
+        for child in self.children.values():
+            yield from child.walk()
+
+
+def _chain(source: Source) -> list[Source]:
+    """`source` and its bases, root first: ``L['a']``, ``L['a'].b``, ``L['a'].b[0]``."""
+    chain = [source]
+    while isinstance(chain[-1], ChainedSource):
+        chain.append(chain[-1].base)
+    return chain[::-1]
 
 
 # A guard's reference to a frame local or a global: L['x'], G['w'].

@@ -161,11 +161,13 @@ def test_aliased_inputs_recompile_when_no_longer_aliased():
 def test_guard_text_in_seed_style():
     minidynamo.compile(lambda x, b, items: x * len(b) * items[0])(torch.randn(4, 3), "Hi", [2])
     (entry,) = convert_frame.cache_entries(convert_frame.cached_codes()[0])
+    # Dynamo's order: locals by the length of their name, then the name; a source's own
+    # guards before those of the sources reached from it.
     assert [guard.text for guard in entry.check_fn.guards] == [
-        "check_tensor(L['x'], torch.float32, device=cpu, requires_grad=False, size=[4, 3], "
-        "stride=[3, 1])",
         "___check_type_id(L['b'], str)",
         "L['b'] == 'Hi'",
+        "check_tensor(L['x'], torch.float32, device=cpu, requires_grad=False, size=[4, 3], "
+        "stride=[3, 1])",
         "___check_type_id(L['items'], list)",
         "len(L['items']) == 1",
         "___check_type_id(L['items'][0], int)",
