@@ -29,6 +29,7 @@ TAGS = frozenset(
         "control-flow",
         "descriptors",
         "dynamic-shapes",
+        "dynamo-divergence",
         "exceptions",
         "fullgraph",
         "generators",

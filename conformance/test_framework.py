@@ -199,6 +199,18 @@ def test_every_case_is_well_formed() -> None:
         assert set(registered.tags) <= TAGS
 
 
+def test_dynamo_divergence_tag_marks_exactly_where_dynamo_differs_from_eager() -> None:
+    """The oracle passes the eager check on every case except those tagged
+    `dynamo-divergence` (eager semantics where Dynamo itself is wrong, on some version):
+    the tag and torch_dynamo's `eager` expectation entries must name the same cases."""
+    entries = expectations.parse(expectations.path_for("torch_dynamo").read_text())
+    differs = {
+        case_id for case_id, checks in entries.items() if any(c.startswith("eager") for c in checks)
+    }
+    tagged = {case_id for case_id, c in load_all().items() if "dynamo-divergence" in c.tags}
+    assert differs == tagged
+
+
 def test_dynamo_guard_tree_is_rewritten_into_our_format() -> None:
     tree = """TREE_GUARD_MANAGER:
 +- RootGuardManager

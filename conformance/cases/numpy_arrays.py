@@ -224,7 +224,7 @@ def setitem_on_array_argument(a):
 
 
 @case(
-    tags=["numpy", "side-effects"],
+    tags=["numpy", "side-effects", "dynamo-divergence"],
     calls=[Call(Make(array, 4))],
     expect=one_graph("wrapped_iadd"),
 )
@@ -270,7 +270,7 @@ def seed_numpy() -> None:
 
 
 @case(
-    tags=["numpy", "graph-breaks"],
+    tags=["numpy", "graph-breaks", "dynamo-divergence"],
     calls=[Call(Make(array, 3), before=seed_numpy)],
     expect=Expect(breaks=[Break("GB0294", "noise = np.random.rand(3)")]),
 )

@@ -394,7 +394,7 @@ def function_name_attributes(x):
     return x * (len(scale.__name__) + len(scale.__module__))
 
 
-@case(tags=["stdlib", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+@case(tags=["stdlib", "fullgraph", "dynamo-divergence"], calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))  # noqa: E501
 def function_qualname(x):
     return x * len(scale.__qualname__)
 
@@ -489,7 +489,7 @@ def groupby_runs_of_equal_items(x):
     return [x * key * len(list(group)) for key, group in itertools.groupby([1, 1, 2, 3, 3, 3])]
 
 
-@case(tags=["stdlib", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH)
+@case(tags=["stdlib", "fullgraph", "dynamo-divergence"], calls=[Call(T(3))], options=FULLGRAPH)
 def groupby_group_emptied_by_advancing(x):
     """A group shares the input with groupby: moving to the next key empties it (the
     first list is [], as CPython's C iterator gives)."""
