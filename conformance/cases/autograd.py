@@ -276,3 +276,61 @@ def requires_grad_returned_before_another_break(x):
     y = w * x
     print("between")
     return y + 1
+
+
+class ScaleAndShift(torch.autograd.Function):
+    """Two outputs, a ctx attribute and `mark_non_differentiable`."""
+
+    @staticmethod
+    def forward(ctx, t, k):
+        ctx.k = k
+        ctx.save_for_backward(t)
+        shifted = t + k
+        ctx.mark_non_differentiable(shifted)
+        return t * k, shifted
+
+    @staticmethod
+    def backward(ctx, grad, _):
+        return grad * ctx.k, None
+
+
+class AddInPlace(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, t):
+        ctx.mark_dirty(t)
+        return t.add_(1)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+@case(tags=TAGS, calls=[Call(T(3, requires_grad=True))], options=FULLGRAPH, expect=one_graph(
+      "torch._C._set_grad_enabled", "mul", "add", "torch._C._set_grad_enabled"))  # fmt: skip
+def custom_function_under_no_grad(x):
+    """Under `no_grad` a custom Function records nothing for backward: its forward is
+    traced into the graph (ctx a plain object), as Dynamo does."""
+    with torch.no_grad():
+        return Square.apply(x) + 1
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul", ".sum"))
+def custom_function_on_input_without_grad(x):
+    """No input requires grad: the forward is traced, its ctx attribute stored and
+    dropped."""
+    return ScaleBy.apply(x, 3.0).sum()
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("add", "mul", "sub"))
+def custom_function_two_outputs_and_ctx_methods(x):
+    """save_for_backward, mark_non_differentiable and a tuple of outputs, no grad."""
+    scaled, shifted = ScaleAndShift.apply(x, 2.0)
+    return scaled - shifted
+
+
+@case(tags=["autograd", "side-effects"], calls=[Call(T(3))])
+def custom_function_marks_input_dirty(x):
+    """An in-place forward with `mark_dirty`: the caller's tensor is updated, and the
+    output is that tensor (Dynamo 2.14 breaks at `ctx.mark_dirty` outside its grad path)."""
+    y = AddInPlace.apply(x)
+    return y * 2, y is x

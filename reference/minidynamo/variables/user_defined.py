@@ -188,6 +188,10 @@ class UserDefinedClassVariable(VariableTracker):
             from minidynamo.builder import VariableBuilder
 
             return VariableBuilder(tx, source)(getattr(self.value, name))
+        if name == "apply" and issubclass(self.value, torch.autograd.Function):
+            from minidynamo.variables.autograd_function import AutogradFunctionApplyVariable
+
+            return AutogradFunctionApplyVariable(self.value, self.source)
         stored = tx.output.side_effects.load_class_attr(self.value, name)
         if stored is DELETED:
             unimplemented(f"read of the class attribute {name!r} after `del`")
