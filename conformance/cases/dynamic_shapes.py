@@ -462,3 +462,14 @@ def size_plus_tuple_is_a_size(x):
     # Attention heads split as Hugging Face models write it: x.size()[:-1] + (heads, -1).
     shape = x.size()[:-1] + (2, -1)
     return x.view(shape), isinstance(shape, torch.Size), (1,) + x.shape
+
+
+@case(
+    tags=["dynamic-shapes", "tensor-methods"],
+    calls=[Call(T(8, 1, 4), T(8, 4, 3), T(8, 3, 4)), Call(T(12, 1, 4), T(12, 4, 3), T(12, 3, 4))],
+    expect=Expect(frames=2, graphs=2, ops=[[".baddbmm"], [".baddbmm"]]),
+)
+def baddbmm_broadcast_after_dims_turn_dynamic(bias, q, k):
+    """Bloom's attention scores: `bias.baddbmm(q, k)` with a bias broadcast over the query
+    length, recompiled with a dynamic batch (its meta kernel expands with symbolic sizes)."""
+    return bias.baddbmm(batch1=q, batch2=k, beta=1.0, alpha=0.5)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 import torch.fx
 import torch.utils._pytree as pytree
+from torch._dispatch.python import enable_python_dispatcher
 from torch._guards import Source
 from torch._subclasses.fake_tensor import DynamicOutputShapeException
 from torch.fx.experimental.symbolic_shapes import free_symbols
@@ -201,7 +202,9 @@ class OutputGraph:
 
         args, kwargs = pytree.tree_map(example, (args, kwargs))
         try:
-            with self.fake_mode:
+            # The Python dispatcher, as Dynamo runs it: composite kernels that take plain
+            # ints (baddbmm's meta expanding `self`) then decompose with symbolic sizes.
+            with self.fake_mode, enable_python_dispatcher():
                 if kind == "call_method":
                     return getattr(args[0], target)(*args[1:], **kwargs)
                 return target(*args, **kwargs)
