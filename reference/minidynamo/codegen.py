@@ -35,7 +35,7 @@ from minidynamo.bytecode import (
     create_push_null,
     create_return_value,
     create_store_fast,
-    decode,
+    decode_prefix,
 )
 from minidynamo.exc import unimplemented
 
@@ -211,11 +211,9 @@ class PyCodegen:
 
 def modified_code(code: types.CodeType, body: list[Instruction]) -> types.CodeType:
     """`code` with its body replaced by `body` (its 3.11+ prologue kept)."""
-    prologue = []
-    for inst in decode(code):
-        if inst.opname not in _PROLOGUE:
-            break
-        prologue.append(dataclasses.replace(inst, offset=None, arg=None))
+    prologue = [
+        dataclasses.replace(inst, offset=None, arg=None) for inst in decode_prefix(code, _PROLOGUE)
+    ]
     for inst in body:
         if inst.lineno is None:
             inst.lineno = code.co_firstlineno

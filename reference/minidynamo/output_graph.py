@@ -46,6 +46,14 @@ graph_sizes_log = logs.get_logger("graph_sizes")
 # Nodes that compute numbers or sizes, not tensors: dropped when unused (`ge = l_n_ >= 0`
 # only served an `if`, whose guard the ShapePolicy keeps).
 _SYMBOLIC_RESULTS = (torch.SymInt, torch.SymBool, torch.SymFloat, torch.Size)
+# The nodes insert_deferred_runtime_asserts rewrites even in a graph without symbols.
+_ASSERTION_TARGETS = (
+    torch._check,
+    torch._assert_scalar,
+    torch.ops.aten._assert_scalar.default,
+    torch.ops.aten.sym_constrain_range.default,
+    torch.ops.aten.sym_constrain_range_for_size.default,
+)
 
 # Numbers `__compiled_fn_N` (and later `__resume_at_..._N`); `reset()` restarts it.
 _unique_ids = itertools.count()
@@ -336,7 +344,15 @@ class OutputGraph:
         `insert_deferred_runtime_asserts` pass rewrites each size query (`y.size()[0]`,
         `y.size(0)`) whose value the ShapeEnv knows as an expression of input symbols
         into that expression over the `s0` placeholders (`mul = 2 * s0`), and dedups
-        equal expressions, so the queries themselves become dead code."""
+        equal expressions, so the queries themselves become dead code.
+
+        A trace that made no symbol and recorded no assertion gives the pass nothing to
+        do; it is skipped then, as its GraphModule (FX code generation) is a tenth of a
+        static compile's time."""
+        if not self.shapes.shape_env.var_to_range and not any(
+            node.target in _ASSERTION_TARGETS for node in self.graph.nodes
+        ):
+            return
         gm = _graph_module(self.graph)
         insert_deferred_runtime_asserts(gm, self.shapes.shape_env, "minidynamo")
         # A node the pass added is reported at the line of the operation that uses it.

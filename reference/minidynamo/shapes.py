@@ -304,12 +304,22 @@ class ShapePolicy:
         """The FakeTensor that stands for input `value` (read from `source`) in the trace:
         each dim a constant, or a symbol where `_dim_dynamism` says so and its size is not
         0 or 1. New symbols are logged and queued for `new_symbol_inputs`."""
-        context = StatelessSymbolicContext(
-            dynamic_sizes=self._dim_dynamism(value, source),
-            dynamic_strides=self._stride_dynamism(value, source),
-            view_base_context=_static_context(value._base),
-        )
-        fake = self.fake_mode.from_tensor(value, source=source, symbolic_context=context)
+        sizes = self._dim_dynamism(value, source)
+        strides = self._stride_dynamism(value, source)
+        if all(d is DimDynamic.STATIC for d in sizes) and all(
+            d is DimDynamic.INFER_STRIDE for d in strides
+        ):
+            # No symbol can arise (strides and storage offset follow static sizes): the
+            # ShapeEnv's per-dim bookkeeping, a third of a static compile's fakeification,
+            # is skipped.
+            fake = self.fake_mode.from_tensor(value, source=source, static_shapes=True)
+        else:
+            context = StatelessSymbolicContext(
+                dynamic_sizes=sizes,
+                dynamic_strides=strides,
+                view_base_context=_static_context(value._base),
+            )
+            fake = self.fake_mode.from_tensor(value, source=source, symbolic_context=context)
         self._record_properties(fake, source)
         marked = getattr(value, DYNAMIC_DIMS, set())
         for dim, size in enumerate(fake.size()):

@@ -39,7 +39,7 @@ from .create import (
     create_unpack_sequence,
     without_method_calls,
 )
-from .decode import decode
+from .decode import decode, decode_prefix
 from .decompiled import python_source
 from .instruction import BytecodeError, ExceptionTableEntry, Instruction, Positions, exception_table
 from .listing import dis_text
@@ -81,6 +81,7 @@ __all__ = [
     "create_try_finally",
     "create_unpack_sequence",
     "decode",
+    "decode_prefix",
     "dis_text",
     "exception_table",
     "python_source",

@@ -35,6 +35,21 @@ def decode(code: CodeType) -> list[Instruction]:
     return instructions
 
 
+def decode_prefix(code: CodeType, opnames: frozenset[str]) -> list[Instruction]:
+    """The leading instructions of `code` whose opnames are in `opnames` (jumps among
+    them are not resolved): reads only as far as the first other instruction, where
+    `decode` would read the whole code."""
+    lines = _lines_by_offset(code)
+    prefix = []
+    for instr in dis.get_instructions(code):
+        if instr.opname == "EXTENDED_ARG":
+            continue
+        if instr.opname not in opnames:
+            break
+        prefix.append(_instruction(instr, code, lines.get(instr.offset)))
+    return prefix
+
+
 def _instruction(instr: dis.Instruction, code: CodeType, lineno: int | None) -> Instruction:
     return Instruction(
         opname=instr.opname,
