@@ -26,7 +26,7 @@ from torch._guards import ChainedSource, Source
 
 from minidynamo import shapes
 from minidynamo.eval_frame import param_count
-from minidynamo.shapes import DYNAMIC_DIMS, tensor_guard_sizes
+from minidynamo.shapes import DYNAMIC_DIMS, marked_dims, tensor_guard_sizes
 from minidynamo.source import GlobalSource, LocalSource, NumpyTensorSource
 
 # The order a check function evaluates guards in: type and identity checks (cheap, and
@@ -79,14 +79,14 @@ class TensorSpec:
     def of(cls, t: torch.Tensor, fake: torch.Tensor | None = None) -> TensorSpec:
         """The spec of input `t`; with its FakeTensor `fake`, symbolic dims are None."""
         size, stride = tensor_guard_sizes(t if fake is None else fake)
-        marks = getattr(t, DYNAMIC_DIMS, None)
+        marks = marked_dims(t, DYNAMIC_DIMS)
         dynamic_dims = None if marks is None else frozenset(marks)
         return cls(
             type(t), t.dtype, t.device, t.requires_grad, tuple(size), tuple(stride), dynamic_dims
         )
 
     def marks_allowed(self, value: object) -> bool:
-        marks = getattr(value, DYNAMIC_DIMS, None)
+        marks = marked_dims(value, DYNAMIC_DIMS)
         if marks is None:
             return True
         return self.dynamic_dims is not None and marks <= self.dynamic_dims

@@ -41,6 +41,26 @@ STATIC_DIMS = "_minidynamo_static_dims"
 # Whether `mark_dynamic` ever marked a tensor: until it has, the check functions skip
 # reading each tensor's DYNAMIC_DIMS (an attribute read per tensor per call).
 dynamic_marks_made = False
+# torch._dynamo.mark_dynamic and friends record their dims under these names: a program
+# written for torch.compile marks its tensors that way, so both spellings are read.
+_TORCH_MARKS = {
+    DYNAMIC_DIMS: "_dynamo_dynamic_indices",
+    WEAK_DYNAMIC_DIMS: "_dynamo_weak_dynamic_indices",
+    STATIC_DIMS: "_dynamo_static_indices",
+}
+
+
+def marked_dims(t: object, attribute: str) -> set[int] | None:
+    """The dims of `t` marked under `attribute` (DYNAMIC_DIMS ...) by minidynamo's or by
+    torch._dynamo's marking functions; None where neither marked it."""
+    global dynamic_marks_made
+    ours = getattr(t, attribute, None)
+    theirs = getattr(t, _TORCH_MARKS[attribute], None)
+    if theirs is None:
+        return ours
+    if attribute == DYNAMIC_DIMS:
+        dynamic_marks_made = True  # from now on the guards check the marks too
+    return set(theirs) if ours is None else ours | set(theirs)
 
 
 # Marking dims before the first call (seed: "mark_dynamic ... maybe_mark_dynamic、mark_static").
@@ -321,7 +341,7 @@ class ShapePolicy:
             )
             fake = self.fake_mode.from_tensor(value, source=source, symbolic_context=context)
         self._record_properties(fake, source)
-        marked = getattr(value, DYNAMIC_DIMS, set())
+        marked = marked_dims(value, DYNAMIC_DIMS) or set()
         for dim, size in enumerate(fake.size()):
             if dim in marked and isinstance(size, torch.SymInt):
                 prop = TensorPropertySource(source, "size", dim)
@@ -335,8 +355,10 @@ class ShapePolicy:
         if isinstance(value, torch.nn.Parameter):
             return [DimDynamic.STATIC] * value.dim()
         varied = self.frame_state.merge_sizes(source.name, value.size())
-        marked = getattr(value, DYNAMIC_DIMS, set()) | getattr(value, WEAK_DYNAMIC_DIMS, set())
-        static = getattr(value, STATIC_DIMS, set())
+        marked = (marked_dims(value, DYNAMIC_DIMS) or set()) | (
+            marked_dims(value, WEAK_DYNAMIC_DIMS) or set()
+        )
+        static = marked_dims(value, STATIC_DIMS) or set()
         dims = []
         for dim in range(value.dim()):
             if dim in marked:

@@ -171,6 +171,25 @@ def test_mark_dynamic_makes_a_symbol_on_the_first_compile():
     assert frame(a=randn(9, 3)) is entry
 
 
+def test_torch_dynamo_marks_are_honoured():
+    """A program written for torch.compile marks dims with torch._dynamo's functions:
+    a marked dim is a symbol from the first compile (broadcasting against a static 1
+    does not specialize it), a dim marked static stays static under dynamic=True."""
+    import torch._dynamo
+
+    a = randn(4, 3)
+    torch._dynamo.mark_dynamic(a, 0)
+    frame = Frame(elementwise)
+    entry = frame(a=a, b=randn(1, 3))
+    assert names(sizes(entry)) == ["s0", "3"]
+    c = randn(5, 3)
+    torch._dynamo.mark_dynamic(c, 0)
+    assert frame(a=c, b=randn(1, 3)) is entry
+    b = randn(4, 3)
+    torch._dynamo.mark_static(b, 0)
+    assert names(sizes(Frame(double, dynamic=True)(a=b))) == ["4", "s0"]
+
+
 def test_mark_dynamic_dims_are_not_duck_shaped():
     a, b = randn(4, 3), randn(4, 3)
     mark_dynamic(a, 0)
