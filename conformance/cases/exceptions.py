@@ -369,3 +369,14 @@ def exception_init_without_super(x):
         raise CodedError(4)
     except CodedError as e:
         return x * e.code
+
+
+@case(tags=["exceptions", "fullgraph"], calls=[Call([T(2), T(2)], [T(2)])],
+      options={"fullgraph": True}, expect=Expect(frames=1, graphs=1))  # fmt: skip
+def zip_strict_length_mismatch_caught(a, b):
+    """``zip(strict=True)`` of lists of different lengths raises CPython's ValueError in
+    the trace, and the handler is traced too."""
+    try:
+        return [x + y for x, y in zip(a, b, strict=True)]
+    except ValueError:
+        return a[0] * 2

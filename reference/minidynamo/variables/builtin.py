@@ -17,7 +17,7 @@ import operator
 import sys
 import types
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import torch
 from minidynamo import graph_break_registry as gb
@@ -632,13 +632,24 @@ def _call_zip(
             for iterator in iterators:
                 item = iterator.next_variable()
                 if item is None:
-                    if check and (row or any(it.next_variable() for it in iterators[1:])):
-                        unimplemented("zip(strict=True) of iterables of different lengths")
+                    if check and row:
+                        _zip_length_error(len(row), "shorter")
+                    if check and not row:
+                        for index, other in enumerate(iterators[1:], 1):
+                            if other.next_variable() is not None:
+                                _zip_length_error(index, "longer")
                     return
                 row.append(item)
             yield TupleVariable(row)
 
     return LazyIteratorVariable(rows(), zip)
+
+
+def _zip_length_error(index: int, relation: str) -> NoReturn:
+    """CPython's ValueError of ``zip(strict=True)``: argument `index` (0-based) ended
+    before, or went on after, the ones before it."""
+    before = "argument 1" if index == 1 else f"arguments 1-{index}"
+    raise_observed(ValueError, f"zip() argument {index + 1} is {relation} than {before}")
 
 
 def _call_reversed(tx: InstructionTranslatorBase, seq: VariableTracker) -> VariableTracker:

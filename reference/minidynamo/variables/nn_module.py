@@ -57,6 +57,8 @@ class NNModuleVariable(UserDefinedObjectVariable):
     """An `nn.Module`: attributes through its registries, calls inline `forward`."""
 
     value: torch.nn.Module
+    # A sliced container's submodules, by key: sources through the container sliced.
+    slice_members: dict[str, Source] | None = None
 
     def __repr__(self) -> str:
         return f"NNModuleVariable({type(self.value).__qualname__})"
@@ -70,13 +72,23 @@ class NNModuleVariable(UserDefinedObjectVariable):
             entries = self.value.__dict__.get(registry, {})
             if name in entries:
                 source = None
-                if self.source is not None:
+                if registry == "_modules" and self.slice_members is not None:
+                    source = self.slice_members.get(name)
+                if source is None and self.source is not None:
                     source = GetItemSource(AttrSource(self.source, registry), name)
                 return VariableBuilder(tx, source)(entries[name])
         if self.is_member_query(name):
             tx.output.guards.add_not_in_instance_dict(self.source, name)
             return GetAttrVariable(self, name)
-        return super().var_getattr(tx, name)
+        found = super().var_getattr(tx, name)
+        sliced = self.slice_members is not None and isinstance(found, ConstDictVariable)
+        if name == "_modules" and sliced:
+            # Iterating a slice (Sequential.forward) reaches the container's own modules.
+            found.items = {
+                key: VariableBuilder(tx, self.slice_members[key])(module)
+                for key, module in self.value._modules.items()
+            }
+        return found
 
     def is_member_query(self, name: str) -> bool:
         """`name` is nn.Module's own member query (``parameters`` ...) on a module the
@@ -132,7 +144,17 @@ class NNModuleVariable(UserDefinedObjectVariable):
             # that effect on each call, as Dynamo's (which traces the constructor) does.
             usage = [ConstantVariable("python.nn_module")]
             tx.output.call(tx, "call_function", torch._C._log_api_usage_once, usage)
-            return VariableBuilder(tx, GetItemSource(self.source, index))(self.value[index])
+            sliced = VariableBuilder(tx, GetItemSource(self.source, index))(self.value[index])
+            # Its submodules are the container's own: reached (and their parameters named)
+            # through the container's path, as in Dynamo, which traces the slicing.
+            if isinstance(sliced, NNModuleVariable):
+                keys = list(self.value._modules)[index]
+                modules = AttrSource(self.source, "_modules")
+                sliced.slice_members = {
+                    new: GetItemSource(modules, old)
+                    for new, old in zip(sliced.value._modules, keys, strict=True)
+                }
+            return sliced
         return super().call_method(tx, name, args, kwargs)
 
     def members(
