@@ -418,3 +418,21 @@ def deepcopy_of_nested_config(x):
     other = copy.deepcopy(cfg)
     other["layers"].append(3)
     return x + len(cfg["layers"]), other
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul", "add"))
+def counter_missing_key_and_update(x):
+    """`c[k] += 1` on a Counter reads an absent key through Counter.__missing__ (0);
+    `update` counts a string's characters."""
+    c = collections.Counter()
+    for k in ["relu", "gelu", "relu"]:
+        c[k] += 1
+    c.update("ab")
+    return x * c["relu"] + sum(c.values()), c["zzz"]
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul", "add", "add"))
+def chainmap_lookup_order(x):
+    """A ChainMap finds a key in its first mapping that has it; `get` falls back."""
+    cm = collections.ChainMap({"a": 2}, {"a": 5, "b": 3})
+    return x * cm["a"] + cm["b"] + cm.get("c", 0)

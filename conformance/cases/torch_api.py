@@ -377,3 +377,17 @@ def is_grad_enabled_branch(x):
     if torch.is_grad_enabled():
         return x + 1
     return x
+
+
+@case(
+    tags=["torch-api", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+    expect=one_graph("torch.sin", "add"),
+)
+def torch_function_name_attribute(x):
+    """`torch.sin.__name__` of a torch builtin is a constant: a dispatch table keyed by
+    the functions' names picks `sin` while tracing."""
+    out = x
+    for f in (torch.sin, torch.cos):
+        if f.__name__ == "sin":
+            out = out + f(x)
+    return out

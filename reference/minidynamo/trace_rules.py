@@ -169,9 +169,12 @@ def explicit_break(fn: object) -> str | None:
 # Dynamo's MOD_INLINELIST): our polyfills, and torch's pure-Python layers.
 INLINE_MODULES: tuple[str, ...] = (
     "_collections_abc",
-    "collections.abc",  # the same classes: `__module__` names the public module
+    # Counter, ChainMap, UserDict (C helpers polyfilled); collections.abc's classes too,
+    # whose `__module__` names the public module
+    "collections",
     "contextlib",
     "dataclasses",  # `dataclasses.replace`, `asdict`: Python over the fields
+    "heapq",  # `Counter.most_common(n)` calls heapq.nlargest
     "minidynamo.polyfills",
     "torch.distributions",
     "torch.nn.modules",
@@ -212,6 +215,7 @@ POLYFILLS: dict[Callable, Callable] = {
     operator.attrgetter: operator_polyfills.attrgetter,
     operator.methodcaller: operator_polyfills.methodcaller,
     typing.cast: stdlib_polyfills.cast,
+    collections._count_elements: stdlib_polyfills.count_elements,  # type: ignore[attr-defined]
     os.getenv: stdlib_polyfills.getenv,
 }
 

@@ -60,6 +60,7 @@ def RAISE_VARARGS(tx: InstructionTranslatorBase, inst: Instruction) -> None:
         if not is_constant_none(cause):
             cause = as_exception(tx, cause)
         exc.cause = cause  # type: ignore[attr-defined]
+        exc.suppress_context = True  # type: ignore[attr-defined]
         raise ObservedException(exc)
     raise ObservedException(as_exception(tx, tx.pop()))
 

@@ -28,6 +28,7 @@ class ExceptionVariable(VariableTracker):
         self.exc_type = exc_type
         self.args = args
         self.cause: VariableTracker = ConstantVariable(None)  # `raise ... from cause`
+        self.suppress_context = False  # set by `raise ... from ...`, as CPython does
         self.context: VariableTracker | None = None  # set where it is raised (set_context)
         self.attrs: dict[str, VariableTracker] = {}  # set by the class's own __init__
 
@@ -63,6 +64,8 @@ class ExceptionVariable(VariableTracker):
             return TupleVariable(list(self.args))
         if name == "__cause__":
             return self.cause
+        if name == "__suppress_context__":
+            return ConstantVariable(self.suppress_context)
         if name == "__context__" and self.context is not None:
             return self.context
         if name == "value" and issubclass(self.exc_type, StopIteration):

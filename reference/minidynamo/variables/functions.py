@@ -119,6 +119,9 @@ class BaseUserFunctionVariable(VariableTracker):
 
         if name == "__class__":
             return UserDefinedClassVariable(types.FunctionType)
+        if name == "__closure__":
+            cells = list(self.closure_cells(tx).values())
+            return TupleVariable(cells) if cells else ConstantVariable(None)  # type: ignore[arg-type]
         if name != "__name__":
             unimplemented(f"function attribute {name!r}")
         return ConstantVariable(self.get_code().co_name)
@@ -334,6 +337,8 @@ class NestedUserFunctionVariable(BaseUserFunctionVariable):
             return ConstantVariable(self.qualname)
         if name == "__module__":
             return ConstantVariable(self.f_globals.get("__name__"))
+        if name == "__code__":
+            return ConstantVariable(self.code)
         return super().var_getattr(tx, name)
 
     def store_attr(self, tx: InstructionTranslatorBase, name: str, value: VariableTracker) -> None:

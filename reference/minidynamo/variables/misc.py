@@ -89,6 +89,12 @@ class CellVariable(VariableTracker):
     def contents(self) -> VariableTracker | None:
         return self._contents
 
+    def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
+        """``cell.cell_contents`` (of ``fn.__closure__[i]``) is what the cell holds."""
+        if name == "cell_contents":
+            return self.load(tx)
+        return super().var_getattr(tx, name)
+
     def reconstruct(self, codegen: PyCodegen) -> None:
         """The cell itself (for a closure tuple): only the compiled frame's own cells."""
         if not (isinstance(self.source, LocalSource) and self.source.is_cell):

@@ -20,7 +20,7 @@ from minidynamo.exc import unimplemented
 from minidynamo.trace_rules import Rule
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable, fold
-from minidynamo.variables.functions import UserFunctionVariable
+from minidynamo.variables.functions import FUNCTION_NAME_ATTRIBUTES, UserFunctionVariable
 from minidynamo.variables.lists import SizeVariable
 from minidynamo.variables.numpy import is_ndarray
 from minidynamo.variables.tensor import TensorVariable
@@ -73,6 +73,12 @@ class TorchInGraphFunctionVariable(VariableTracker):
 
     def as_python_constant(self) -> Any:
         return self.fn
+
+    def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
+        """Its names (``torch.sin.__name__``) are constants of the function."""
+        if name in FUNCTION_NAME_ATTRIBUTES and hasattr(self.fn, name):
+            return ConstantVariable(getattr(self.fn, name))
+        return super().var_getattr(tx, name)
 
     def call_function(
         self,

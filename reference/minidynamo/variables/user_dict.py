@@ -127,4 +127,9 @@ class DictItemsMethodVariable(VariableTracker):
         name = "update" if self.name == "__init__" else self.name
         if name == "update" and not args and not kwargs:
             return ConstantVariable(None)
+        missing = hasattr(type(self.obj.value), "__missing__")
+        if name == "__getitem__" and len(args) == 1 and missing:
+            # dict.__getitem__ asks the class's `__missing__` for an absent key (Counter's 0)
+            if not self.obj.items.method_contains(tx, args[0]).as_python_constant():
+                return self.obj.var_getattr(tx, "__missing__").call_function(tx, args, {})
         return self.obj.items.call_method(tx, name, args, kwargs)
