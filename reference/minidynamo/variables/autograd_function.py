@@ -69,6 +69,9 @@ class AutogradFunctionApplyVariable(VariableTracker):
         from minidynamo.variables.user_defined import UserDefinedClassVariable
 
         name = self.fn_cls.__qualname__
+        # Whether forward may be inlined depends on the grad mode: a call in another mode
+        # must not reuse this graph (its backward would be autograd's, not the Function's).
+        tx.output.guards.add_grad_mode(tx.output.initial_grad_mode)
         if records_grad([*args, *kwargs.values()]):
             unimplemented(
                 f"{name}.apply with an input that requires grad (its backward is not traced)",
