@@ -231,7 +231,8 @@ class GuardSet:
             self._add(source, text, f"{check}({source.name})", TENSOR, check)
 
     def add_grad_mode(self, enabled: bool) -> None:
-        """The global grad mode a traced `with no_grad()` restores on exit."""
+        """The global grad mode the frame is entered in (what a traced `with no_grad()`
+        restores on exit, and what decides whether autograd.Function forward is inlined)."""
         self._add(
             None,
             f"torch.is_grad_enabled() == {enabled}",

@@ -12,6 +12,7 @@ import pytest
 import torch
 from minidynamo.exc import Unsupported
 from torch.nn.attention import SDPBackend, sdpa_kernel
+from tracer_harness import compile_count
 
 
 @pytest.fixture(autouse=True)
@@ -144,3 +145,20 @@ def test_trace_stopped_inside_block_restores_state(fn: Callable, capsys) -> None
     except (Unsupported, ValueError, TypeError):
         pass
     assert global_state() == before
+
+
+def enable_grad_inside_no_grad(x):
+    with torch.no_grad():
+        with torch.enable_grad():
+            y = x * 2
+    return y
+
+
+def test_nested_grad_blocks_guard_the_mode_the_frame_is_entered_in():
+    """The inner block's guard names the frame's own mode, not the outer block's (an
+    `is_grad_enabled() == False` guard on entry could never hold: a recompile per call)."""
+    compiled = minidynamo.compile(enable_grad_inside_no_grad, backend="eager")
+    x = torch.ones(2, requires_grad=True)
+    for _ in range(3):
+        assert compiled(x).requires_grad
+    assert compile_count() == 1

@@ -122,7 +122,9 @@ class GradModeVariable(VariableTracker):
 
     def switch(self, tx: InstructionTranslatorBase) -> None:
         self.initial = torch.is_grad_enabled()
-        tx.output.guards.add_grad_mode(self.initial)
+        # The guard reads the mode the frame is entered in (a nested block's `initial` is
+        # the outer block's mode, which the check function never sees).
+        tx.output.guards.add_grad_mode(tx.output.initial_grad_mode)
         set_grad_enabled(tx, self.target)
 
     def exit(self, tx: InstructionTranslatorBase) -> VariableTracker:
