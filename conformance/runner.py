@@ -46,6 +46,7 @@ _CODE = (
     types.BuiltinFunctionType,
     types.MethodType,
     functools.partial,
+    torch.jit.ScriptFunction,
 )
 
 

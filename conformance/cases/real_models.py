@@ -1,14 +1,14 @@
 """Constructs of real models (issue 11), as plain-Python stand-ins for the library code
 that uses them (no transformers needed): decorated forwards, `hasattr` on modules,
 configs with their own `__getattribute__`, `__getattr__` that raises AttributeError,
-`super()`, dataclass outputs with a custom `__setattr__`, and torch's trace-time queries.
-"""
+`super()`, dataclass outputs with a custom `__setattr__`, torch's trace-time queries."""
 
 import collections
 import collections.abc
 import dataclasses
 import functools
 import inspect
+import warnings
 
 import torch
 from torch import nn
@@ -478,3 +478,23 @@ def break_in_method_of_new_object(x):
     y = x - 1
     y = Scaler().twice(y)
     return y.exp()
+
+
+with warnings.catch_warnings():  # torch.jit.script is deprecated, still used by models
+    warnings.simplefilter("ignore")
+
+    @torch.jit.script
+    def scripted_scale(x: torch.Tensor, factor: int) -> torch.Tensor:
+        return x * (x.size(-1) * factor) ** -0.5
+
+
+@case(
+    tags=["real-models", "fullgraph"],
+    calls=[Call(T(2, 4)), Call(T(2, 4))],
+    options={"fullgraph": True},
+    expect=Expect(frames=1, graphs=1, ops=[["mul", ".sin"]]),
+)
+def jit_scripted_helper_is_inlined(x):
+    """DeBERTa's `@torch.jit.script` helpers: the ScriptFunction keeps its Python
+    original (`_torchdynamo_inline`), which is traced into the graph as Dynamo does."""
+    return scripted_scale(x, 2).sin()

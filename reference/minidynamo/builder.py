@@ -448,6 +448,9 @@ class VariableBuilder:
         return FunctoolsPartialVariable(fn, args, kwargs, source=self.source)
 
     def wrap_object(self, value: object) -> VariableTracker:
+        inner = trace_rules.wrapped_by(value)
+        if inner is not None:  # a torch.jit.script function: its Python original
+            return self.child(lambda s: AttrSource(s, inner))(getattr(value, inner))
         if self.guards is not None:
             self.guards.add_type_match(self.source, value)
         return UserDefinedObjectVariable(value, source=self.source)

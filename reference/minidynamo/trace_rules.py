@@ -120,15 +120,21 @@ ASSERT_FUNCTIONS: frozenset[Callable] = frozenset(
 )
 
 # Wrappers whose call inside a traced region is a call of the function they hold, by
-# the attribute holding it: torch.compile's (inlined, as Dynamo does) and
-# torch.jit._script_if_tracing's (not jit-tracing: it calls the function).
-TRANSPARENT_WRAPPERS: tuple[str, ...] = ("_torchdynamo_orig_callable", "__original_fn")
+# the attribute holding it: torch.compile's (inlined, as Dynamo does),
+# torch.jit._script_if_tracing's (not jit-tracing: it calls the function) and
+# torch.jit.script's and torch.jit.trace's (their ScriptFunction keeps the Python original).
+TRANSPARENT_WRAPPERS: tuple[str, ...] = (
+    "_torchdynamo_orig_callable",
+    "__original_fn",
+    "_torchdynamo_inline",
+)
 
 
 def wrapped_by(fn: object) -> str | None:
-    """The attribute of `fn` that holds the function it transparently wraps, or None."""
+    """The attribute of `fn` that holds the function it transparently wraps, or None.
+    Read statically: no user `__getattr__` runs at trace time."""
     for name in TRANSPARENT_WRAPPERS:
-        if isinstance(getattr(fn, name, None), types.FunctionType):
+        if isinstance(inspect.getattr_static(fn, name, None), types.FunctionType):
             return name
     return None
 

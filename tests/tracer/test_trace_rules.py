@@ -298,3 +298,20 @@ def test_polyfilled_and_folded_calls_trace_into_one_graph(fn: Callable) -> None:
     compiled = minidynamo.compile(fn, backend="eager", fullgraph=True)
     torch.testing.assert_close(compiled(x), fn(x))
     assert convert_frame.counters["graph_breaks"] == 0
+
+
+def test_transparent_wrappers_are_read_statically() -> None:
+    """A torch.jit.script function's Python original is found without calling the
+    object's `__getattr__`: a user object that answers every name is no wrapper."""
+
+    class AnswersEverything:
+        def __getattr__(self, name: str) -> object:
+            return lambda: None
+
+    def original() -> None:
+        return None
+
+    scripted = type("Scripted", (), {})()
+    scripted._torchdynamo_inline = original
+    assert trace_rules.wrapped_by(scripted) == "_torchdynamo_inline"
+    assert trace_rules.wrapped_by(AnswersEverything()) is None
