@@ -498,3 +498,18 @@ def jit_scripted_helper_is_inlined(x):
     """DeBERTa's `@torch.jit.script` helpers: the ScriptFunction keeps its Python
     original (`_torchdynamo_inline`), which is traced into the graph as Dynamo does."""
     return scripted_scale(x, 2).sin()
+
+
+@case(
+    tags=["real-models", "dynamic-shapes"],
+    calls=[Call(T(2, 8, dtype=torch.int64)), Call(T(3, 8, dtype=torch.int64))],
+    expect=Expect(frames=2, graphs=2),
+)
+def size_read_once_given_whole_to_ops(input_ids):
+    """SqueezeBERT/DeBERTa embeddings: `input_shape = input_ids.size()` given whole to
+    `torch.ones` and `torch.zeros`. Once the batch is dynamic, both ops take the one
+    `size = l_input_ids_.size()` node, as in Dynamo's graph, not a new torch.Size each."""
+    input_shape = input_ids.size()
+    mask = torch.ones(input_shape)
+    token_type_ids = torch.zeros(input_shape, dtype=torch.long)
+    return input_ids * mask + token_type_ids

@@ -522,7 +522,7 @@ def wrap_fx_proxy(
             for i, item in enumerate(example_value)
         ]
         if isinstance(example_value, torch.Size):
-            return SizeVariable(items)
+            return SizeVariable(items, proxy=proxy)
         if type(example_value) is list:
             return ListVariable(items)
         if type(example_value) is tuple:

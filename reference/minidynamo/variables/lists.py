@@ -174,9 +174,20 @@ class TupleVariable(BaseListVariable):
 
 class SizeVariable(TupleVariable):
     """`tensor.shape` / `tensor.size()`: a tuple of constants, and of SymNodeVariables
-    for symbolic dims."""
+    for symbolic dims. A size read in the graph (`size = l_x_.size()`) keeps its node:
+    given whole to an op, it is that node, as in Dynamo's graphs (`torch.ones(size)`)."""
 
     python_cls = torch.Size
+
+    def __init__(
+        self,
+        items: list[VariableTracker],
+        *,
+        proxy: torch.fx.Proxy | None = None,
+        source: Source | None = None,
+    ) -> None:
+        super().__init__(items, source=source)
+        self.proxy = proxy
 
     @staticmethod
     def of(size: torch.Size) -> SizeVariable:
@@ -203,6 +214,8 @@ class SizeVariable(TupleVariable):
         count as one op more)."""
         if self.is_python_constant():
             return self.as_python_constant()
+        if self.proxy is not None:
+            return self.proxy
         from minidynamo.variables.symnode import SymNodeVariable
 
         items = [item.as_proxy() for item in self.items]
