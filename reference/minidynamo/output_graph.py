@@ -364,7 +364,8 @@ class OutputGraph:
 
     def remove_unused_graphargs(self) -> None:
         """Drop unused `getitem` nodes, size arithmetic and placeholders (as Dynamo does
-        before compiling). A size symbol (`s0`) stays while a tensor input's size uses it."""
+        before compiling). A size symbol (`s0`) stays while a tensor input's size uses it, once:
+        two symbols proven equal are passed as one input."""
         for node in reversed(list(self.graph.nodes)):
             if node.users or node.op not in ("call_function", "call_method"):
                 continue
@@ -380,7 +381,13 @@ class OutputGraph:
         for arg in self.graphargs:
             node = arg.proxy.node
             if isinstance(arg.source, TensorPropertySource) and not node.users:
-                if not free_symbols(node.meta["example_value"]) & used:
+                # The symbol the input binds, after the replacements proven while tracing
+                # (`x * y` proves s1 == s0): the first placeholder binding a used symbol
+                # stays, a later one binding the same symbol is a duplicate input.
+                bound = node.meta["example_value"].node.expr
+                if bound in used:
+                    used.discard(bound)
+                else:
                     self.graph.erase_node(node)
 
     def compile_and_call_fx_graph(self, name: str) -> Callable:
