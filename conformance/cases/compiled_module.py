@@ -349,3 +349,20 @@ def int_attribute_never_turns_dynamic(x):
     2.14: no automatic dynamic for nn.Module ints): each value recompiles, the failures
     listed newest entry first."""
     return STEPPER(x)
+
+
+class PreScaled(nn.Module):
+    def forward(self, x):
+        return x * 2
+
+    def __call__(self, x):
+        return super().__call__(x + 1) - 3
+
+
+@case(tags=["compiled-module", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH, factory=True,
+      expect=one_graph("add", "mul", "sub"))  # fmt: skip
+def compiled_module_own_call_runs():
+    """torch.compile of a module whose class overrides ``__call__`` (calling
+    ``super().__call__``) runs that ``__call__``, not only forward: Dynamo compiles
+    ``module.__call__``, and the override, forward included, is one graph."""
+    return PreScaled()
