@@ -349,3 +349,42 @@ def int_attribute_never_turns_dynamic(x):
     2.14: no automatic dynamic for nn.Module ints): each value recompiles, the failures
     listed newest entry first."""
     return STEPPER(x)
+
+
+class PreScaled(nn.Module):
+    def forward(self, x):
+        return x * 2
+
+    def __call__(self, x):
+        return super().__call__(x + 1) - 3
+
+
+@case(tags=["compiled-module", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH, factory=True,
+      expect=one_graph("add", "mul", "sub"))  # fmt: skip
+def compiled_module_own_call_runs():
+    """torch.compile of a module whose class overrides ``__call__`` (calling
+    ``super().__call__``) runs that ``__call__``, not only forward: Dynamo compiles
+    ``module.__call__``, and the override, forward included, is one graph."""
+    return PreScaled()
+
+
+class StepCounter(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.step = 0
+
+    def forward(self, x):
+        self.step += 1
+        return x * self.step
+
+
+@case(tags=["compiled-module", "recompiles"], calls=[Call(T(3)), Call(T(3)), Call(T(3))],
+      factory=True,
+      expect=Expect(frames=3, graphs=3, ops=[["mul"]] * 3,
+                    recompiles=["L['self'].step == 0",
+                                "L['self'].step == 1; L['self'].step == 0"]))  # fmt: skip
+def compiled_module_counter_stays_static():
+    """A compiled module counting its calls in an int attribute (``self.step += 1`` in
+    forward): the int of a module stays a constant even though it is an attribute of the
+    frame's own argument ``self``; each value recompiles, as in Dynamo."""
+    return StepCounter()

@@ -304,3 +304,34 @@ def next_exhausted_with_default(x):
     a = next(g)
     b = next(g, 5)
     return x + a + b
+
+
+def tensor_powers(x):
+    p = x
+    while True:
+        yield p
+        p = p * x
+
+
+@case(tags=["generators", "stdlib", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+      expect=one_graph("mul", "mul", "mul"))  # fmt: skip
+def islice_pulls_no_item_past_stop(x):
+    """``islice(gen, 4)`` pulls four items and no fifth, as CPython's: the generator's
+    code after the fourth yield (one more ``mul``) never runs."""
+    import itertools
+
+    return list(itertools.islice(tensor_powers(x), 4))
+
+
+@case(tags=["generators", "stdlib"], calls=[Call([T(2), T(2), T(2), T(2), T(2)])],
+      expect=one_graph("add", "add"))  # fmt: skip
+def islice_leaves_shared_iterator_rest(ts):
+    """islice of a shared iterator leaves the items after the slice to the iterator:
+    ``islice(it, 1, 3)`` takes the second and third, the loop after it gets the fourth
+    and fifth."""
+    import itertools
+
+    it = iter(ts)
+    a, b = itertools.islice(it, 1, 3)
+    c, d = it
+    return a + b, c + d

@@ -618,3 +618,15 @@ def float_nan_stays_constant(x, f):
     """The dynamic entry is guarded not NaN: a NaN compiles as a constant; an infinity
     passes that guard and reuses the dynamic entry."""
     return x * f
+
+
+@case(
+    tags=["recompiles", "guards"],
+    calls=_ints(1, 2, 1, 300),
+    expect=Expect(frames=3, graphs=3, recompiles=["L['n'] == 1", "L['n'] == 1; L['n'] == 2"]),
+)
+def cache_hit_moves_entry_to_front(x, n):
+    """The cache is searched most recently used entry first: a new entry goes to the
+    front, and so does an entry that a call hits. The third call (n=1) hits the oldest
+    entry, so the fourth call's miss lists it first ("n == 1" before "n == 2")."""
+    return x * len(hex(n))

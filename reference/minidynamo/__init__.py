@@ -184,7 +184,14 @@ class OptimizedModule(torch.nn.Module):
             # a wrapper frame calling the module, into which the call is inlined.
             wrapper = external_utils.wrap_inline(module)
             return self._callback.call_entry(wrapper, args, kwargs)
-        if module._forward_hooks or module._forward_pre_hooks:
+        if (
+            module._forward_hooks
+            or module._forward_pre_hooks
+            or type(module).__call__ is not torch.nn.Module.__call__
+        ):
+            # As Dynamo's OptimizedModule: the module's own __call__ runs under the hook,
+            # so hooks and a user __call__ (an override calling super().__call__) run
+            # as in eager, in the frames converted.
             return _call_with_callback(self._callback, module, args, kwargs)
         # A user-defined forward: its frame is the one converted.
         forward = type(module).forward

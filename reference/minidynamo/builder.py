@@ -492,11 +492,13 @@ def _may_be_symbolic(source: Source, tx: InstructionTranslatorBase) -> bool:
     what is reached from them, function defaults and the attributes of nn.Modules stay
     constants, as in Dynamo, which assumes a program does not mean to vary those."""
     while isinstance(source, (GetItemSource, AttrSource)):
-        if source in tx.output.module_sources:
-            return False
         if isinstance(source, AttrSource) and source.member in ("__defaults__", "__kwdefaults__"):
             return False
         source = source.base
+        # Checked on each base, the frame's own argument included (``L['self'].step`` in
+        # a compiled module's forward).
+        if source in tx.output.module_sources:
+            return False
     return isinstance(source, LocalSource)
 
 

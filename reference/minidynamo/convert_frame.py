@@ -1,7 +1,8 @@
 """The frame hook's callback: per-frame policy (DESIGN.md data flow, seed "PEP 523").
 
 For each new frame: skip library code; run the guards of each cache entry of the code
-object and return the first entry whose guards pass; otherwise translate the frame
+object, most recently used first as Dynamo's cache, and return the first entry whose
+guards pass (moving it to the front); otherwise translate the frame
 (`InstructionTranslator`), compile its graph, and add a cache entry. When translation
 fails, the frame runs eagerly; past `config.recompile_limit` entries, a call that misses
 the cache runs uncompiled, and so do the frames it calls (`past_recompile_limit`).
@@ -78,7 +79,12 @@ def _same_cells(a: tuple, b: tuple) -> bool:
 class CodeState:
     """What convert_frame keeps about one code object: its cache entries, whether it
     was warned about the recompile limit, and automatic dynamic's memory of the sizes
-    and ints its compiles saw."""
+    and ints its compiles saw.
+
+    `entries` is in Dynamo's cache order, most recently used first: a new entry goes to
+    the front, and so does an entry a call hits. The order decides which entry runs when
+    several guards pass (a static entry and a later dynamic one), and so which frames the
+    entry's graph breaks call, and the order of the failures a recompile lists."""
 
     entries: list[CacheEntry] = dataclasses.field(default_factory=list)
     warned_limit: bool = False
@@ -110,7 +116,7 @@ def reset() -> None:
 
 
 def cache_entries(code: types.CodeType) -> list[CacheEntry]:
-    """The cache entries of `code`, in the order they were made."""
+    """The cache entries of `code`, most recently used first."""
     return [entry for other, state in _all_states() if other is code for entry in state.entries]
 
 
@@ -207,11 +213,14 @@ class ConvertFrame:
         entry: bool = False,
     ) -> Callable | None:
         # The warm path, inline (it runs on every call): the first cache entry whose
-        # check passes. The check functions catch their own errors.
+        # check passes, moved to the front. The check functions catch their own errors.
         state = _states(f_globals).get(code)
         if state is not None:
-            for cached in state.entries:
+            entries = state.entries
+            for i, cached in enumerate(entries):
                 if cached.check_fn.check(args, f_globals, closure):
+                    if i:
+                        entries.insert(0, entries.pop(i))
                     if closure is None:
                         return cached.replacement
                     return cached.replacement_for(closure)
@@ -278,8 +287,8 @@ class ConvertFrame:
         if len(entries) >= config.recompile_limit:
             return self.past_recompile_limit(code, state, args, f_globals, closure)
         if entries and recompiles_log.isEnabledFor(logging.DEBUG):
-            # Newest entry first, as Dynamo lists them (its cache is a list newest first).
-            reasons = [e.check_fn.failure_reason(args, f_globals, closure) for e in entries[::-1]]
+            # In cache order, most recently used first, as Dynamo lists them.
+            reasons = [e.check_fn.failure_reason(args, f_globals, closure) for e in entries]
             recompiles_log.debug(
                 "Recompiling function %s in %s\n    triggered by the following guard "
                 "failure(s):\n%s",
@@ -299,7 +308,7 @@ class ConvertFrame:
             trace_log.debug("Skipping frame %s (%s) for good: %s", code.co_name, where(code), e)
             _skip(code)
             return None
-        entries.append(entry)
+        entries.insert(0, entry)
         counters["frames_compiled"] += 1
         events.frame_compiled(code, entry.check_fn, time.perf_counter() - started)
         return entry.replacement
@@ -417,7 +426,8 @@ class ConvertFrame:
         of the frame looks its cache up again."""
         if not state.warned_limit:
             state.warned_limit = True
-            reason = state.entries[-1].check_fn.failure_reason(args, f_globals, closure)
+            # The failure of the front entry, as Dynamo's "last reason".
+            reason = state.entries[0].check_fn.failure_reason(args, f_globals, closure)
             log.warning(
                 "minidynamo: %s (%s) hit the recompile limit (%d); calls that miss its "
                 "cache run uncompiled from now on, and so do the frames they call. "
@@ -449,9 +459,12 @@ class ConvertFrame:
 def _cache_hit(
     state: CodeState, args: tuple, f_globals: dict, closure: tuple | None
 ) -> Callable | None:
-    """The replacement of the first cache entry whose guards pass, or None."""
-    for entry in state.entries:
+    """The replacement of the first cache entry whose guards pass (moved to the front, as
+    in `ConvertFrame.__call__`), or None."""
+    entries = state.entries
+    for i, entry in enumerate(entries):
         if entry.check_fn(args, f_globals, closure):
+            entries.insert(0, entries.pop(i))
             return entry.replacement_for(closure)
     return None
 

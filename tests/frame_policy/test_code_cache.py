@@ -50,6 +50,27 @@ def test_exec_sources_are_converted():
     assert len(convert_frame.cache_entries(fn.__code__)) == 1
 
 
+def test_cache_is_most_recently_used_first():
+    # Dynamo's order: a new entry goes to the front, and so does the entry a call hits.
+    fn = fresh_function()
+    compiled = minidynamo.compile(fn, dynamic=False)
+    x = torch.randn(3)
+    for n in (1, 2, 3):
+        compiled(x, n)
+    assert guarded_values(fn.__code__) == [3, 2, 1]
+    compiled(x, 1)
+    assert guarded_values(fn.__code__) == [1, 3, 2]
+
+
+def guarded_values(code) -> list[int]:
+    """The value of `n` each cache entry of `code` is guarded on, in cache order."""
+    values = []
+    for entry in convert_frame.cache_entries(code):
+        (text,) = [g.text for g in entry.check_fn.guards if g.text.startswith("L['n'] == ")]
+        values.append(int(text.rsplit(" ", 1)[1]))
+    return values
+
+
 def compile_and_drop(source: str, count: int, *args: object) -> list[weakref.ref]:
     """Compile and call `count` fresh functions made from `source` (each with its own
     code object and globals), drop them, and return weak references to their code."""

@@ -87,13 +87,24 @@ def islice(iterable: Iterable, *args: int | None) -> Iterator:
     start = bounds.start or 0
     stop = bounds.stop
     step = bounds.step or 1
-    wanted = start
-    for i, item in enumerate(iterable):
-        if stop is not None and i >= stop:
+    # As CPython's: never pull an item past the last one yielded (the iterator may be
+    # shared, and a generator's code runs on each pull), though items before `start`
+    # are pulled even when `stop` is smaller.
+    iterator = iter(iterable)
+    pulled, wanted = 0, start
+    while True:
+        try:
+            for _ in range(wanted - pulled):  # the items between two yielded ones
+                next(iterator)
+            pulled = wanted
+            if stop is not None and pulled >= stop:
+                return
+            item = next(iterator)
+        except StopIteration:
             return
-        if i == wanted:
-            yield item
-            wanted += step
+        pulled += 1
+        yield item
+        wanted = wanted + step if stop is None else min(wanted + step, stop)
 
 
 def repeat(obj: Any, times: int | None = None) -> Iterator:
