@@ -324,9 +324,20 @@ class DictViewVariable(VariableTracker):
     def method_contains(
         self, tx: InstructionTranslatorBase, key: VariableTracker
     ) -> VariableTracker:
-        if self.kind != "keys":
-            unimplemented(f"`in` on dict {self.kind}()")
-        return self.dict_vt.method_contains(tx, key)
+        """``k in d.keys()``; ``(k, v) in d.items()``: k is a key whose value is (or
+        equals) v; ``v in d.values()``: some value is (or equals) v."""
+        from minidynamo.variables.builtin import compare_identity_or_equal
+
+        if self.kind == "keys":
+            return self.dict_vt.method_contains(tx, key)
+        if self.kind == "values":
+            found = any(compare_identity_or_equal(tx, v, key) for v in self.dict_vt.items.values())
+            return ConstantVariable(found)
+        pair = key.unpack_var_sequence(tx) if isinstance(key, TupleVariable) else []
+        if len(pair) != 2:
+            return ConstantVariable(False)
+        value = self.dict_vt.items.get(constant_key(pair[0]))
+        return ConstantVariable(value is not None and compare_identity_or_equal(tx, value, pair[1]))
 
     def reconstruct(self, codegen: PyCodegen) -> None:
         codegen.call_method_of(self.dict_vt, self.kind)
