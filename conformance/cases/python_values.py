@@ -387,3 +387,20 @@ def set_copy_and_discard_on_copy(x):
     t.discard(1)
     t.discard(7)
     return x * len(s), sorted(t), s == {1, 2}
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def dict_items_and_values_membership(x):
+    """`in` on items() checks the key and its value (a non-pair is never in it); `in`
+    on values() compares by equality (1 == 1.0)."""
+    d = {"a": 1, "b": [2]}
+    return (
+        x * 2,
+        ("a", 1) in d.items(),
+        ("a", 2) in d.items(),
+        ("b", [2]) in d.items(),
+        ("z", 1) in d.items(),
+        "a" in d.items(),
+        1.0 in d.values(),
+        3 in d.values(),
+    )

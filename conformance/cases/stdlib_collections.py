@@ -436,3 +436,31 @@ def chainmap_lookup_order(x):
     """A ChainMap finds a key in its first mapping that has it; `get` falls back."""
     cm = collections.ChainMap({"a": 2}, {"a": 5, "b": 3})
     return x * cm["a"] + cm["b"] + cm.get("c", 0)
+
+
+class _LayerConfig:
+    def __init__(self, width):
+        self.width = width
+        self.names = ["q", "k"]
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul", "add"))
+def deepcopy_of_user_object(x):
+    """copy.deepcopy of a plain object rebuilds it (object.__reduce_ex__'s protocol) with
+    copies of its attributes: changing the copy leaves the original alone."""
+    cfg = _LayerConfig(2)
+    other = copy.deepcopy(cfg)
+    other.names.append("v")
+    other.width = 5
+    return x * cfg.width + len(cfg.names), other.width, other.names
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("add"))
+def deepcopy_keeps_shared_and_recursive_structure(x):
+    """The memo (keyed by id()) copies an object reached twice once, and a list that
+    contains itself stays recursive."""
+    inner = [1]
+    loop = [inner, inner]
+    loop.append(loop)
+    deep = copy.deepcopy(loop)
+    return x + len(deep), deep[0] is deep[1], deep[2] is deep, deep[0] is inner

@@ -13,6 +13,8 @@ Third-party packages (transformers, torchvision) are user code, except a few (nu
 from __future__ import annotations
 
 import collections
+import copy
+import copyreg
 import dataclasses
 import enum
 import functools
@@ -38,6 +40,7 @@ import minidynamo
 from minidynamo import decorators
 from minidynamo import graph_break_registry as gb
 from minidynamo.polyfills import builtins as builtins_polyfills
+from minidynamo.polyfills import copy as copy_polyfills
 from minidynamo.polyfills import functools as functools_polyfills
 from minidynamo.polyfills import itertools as itertools_polyfills
 from minidynamo.polyfills import operator as operator_polyfills
@@ -223,12 +226,16 @@ POLYFILLS: dict[Callable, Callable] = {
     typing.cast: stdlib_polyfills.cast,
     collections._count_elements: stdlib_polyfills.count_elements,  # type: ignore[attr-defined]
     os.getenv: stdlib_polyfills.getenv,
+    copy.copy: copy_polyfills.copy,
+    copy.deepcopy: copy_polyfills.deepcopy,
 }
 
 # Methods and class attributes of builtin types, by (class, name): `dict.fromkeys(ks)`,
 # `s.union(t)` (the polyfill takes the instance first, as the unbound method does).
 METHOD_POLYFILLS: dict[tuple[type, str], Callable] = {
     (itertools.chain, "from_iterable"): itertools_polyfills.chain_from_iterable,
+    # What copy.copy and copy.deepcopy rebuild an object from (pickle's protocol).
+    (object, "__reduce_ex__"): copy_polyfills.object_reduce_ex,
     (dict, "fromkeys"): builtins_polyfills.dict_fromkeys,
     (dict, "update"): builtins_polyfills.dict_update,
     (dict, "__or__"): builtins_polyfills.dict_or,
@@ -390,7 +397,9 @@ def is_library_file(filename: str) -> bool:
 # Library functions whose answer for an object depends on its type only: evaluated at
 # trace time on the type (the type is guarded where the object is an input); and
 # `inspect.signature`, whose answer depends on a function's code and defaults only.
-TYPE_QUERY_FUNCTIONS = frozenset({dataclasses.fields, dataclasses.is_dataclass, inspect.signature})
+TYPE_QUERY_FUNCTIONS = frozenset(
+    {dataclasses.fields, dataclasses.is_dataclass, inspect.signature, copyreg._slotnames}  # type: ignore[attr-defined]
+)
 
 
 def is_library_module(module: types.ModuleType) -> bool:

@@ -25,7 +25,12 @@ from minidynamo import trace_rules
 from minidynamo.exc import unimplemented
 from minidynamo.source import AttrSource
 from minidynamo.variables.base import NotConstant, VariableTracker
-from minidynamo.variables.constant import ConstantVariable, fold, is_constant_none
+from minidynamo.variables.constant import (
+    ConstantVariable,
+    ObjectIdVariable,
+    fold,
+    is_constant_none,
+)
 from minidynamo.variables.descriptors import MethodDescriptorVariable, is_method_descriptor
 from minidynamo.variables.dicts import ConstDictVariable, SetVariable, constant_key
 from minidynamo.variables.exceptions import raise_observed
@@ -185,6 +190,9 @@ def call_operator(
         return ConstantVariable(truth if fn is operator.truth else not truth)
     if any(isinstance(arg, NumpyNdarrayVariable) for arg in args):
         return call_numpy_operator(tx, fn, args)
+    if fn in (operator.eq, operator.ne) and all(isinstance(arg, ObjectIdVariable) for arg in args):
+        same = args[0].token == args[1].token  # type: ignore[attr-defined]
+        return ConstantVariable(same if fn is operator.eq else not same)
     if fn is operator.getitem and is_tensor(args[0]) and isinstance(args[1], SymNodeVariable):
         # As Dynamo does: `x[n - 1]` as `torch.select(x, 0, n - 1)`, which fake tensors
         # trace symbolically where `getitem` would specialize the index.
@@ -496,6 +504,31 @@ def _no_exception_handled(result: object) -> Callable[..., VariableTracker]:
         return ConstantVariable.create(result)
 
     return handler
+
+
+def _call_id(tx: InstructionTranslatorBase, obj: VariableTracker) -> VariableTracker:
+    """``id(obj)``: a token of the object's identity, the same for every tracker of one
+    object (a tensor's FakeTensor, the object a tracker holds, else the tracker itself:
+    an object the trace made, or a mutable input, has exactly one). An input's id is
+    guarded by identity, as Dynamo's ID_MATCH, so that two ids compare as the objects do."""
+    if is_tensor(obj):
+        return ObjectIdVariable(id(obj.example_value))  # type: ignore[attr-defined]
+    value = getattr(obj, "value", obj)
+    if obj.source is not None and value is not obj and not isinstance(obj, ConstantVariable):
+        tx.output.guards.add_id_match(obj.source, value)
+    return ObjectIdVariable(id(value))
+
+
+def _call_object_new(
+    tx: InstructionTranslatorBase, cls: VariableTracker, *args: VariableTracker
+) -> VariableTracker:
+    """``object.__new__(cls)`` of a user class (copy's reconstruction, a class's own
+    ``__new__`` calling up): an empty new object, its ``__init__`` not run."""
+    from minidynamo.variables.user_defined import UserDefinedClassVariable
+
+    if args or not isinstance(cls, UserDefinedClassVariable):
+        unimplemented(f"object.__new__({cls!r}, ...)")
+    return cls.new_instance()
 
 
 def _call_callable(tx: InstructionTranslatorBase, obj: VariableTracker) -> VariableTracker:
@@ -839,6 +872,8 @@ BUILTIN_HANDLERS: dict[Callable, Callable[..., VariableTracker]] = {
     **{fn: _no_exception_handled(None) for fn in [getattr(sys, "exception", None)] if fn},
     bool: _call_bool,
     callable: _call_callable,
+    id: _call_id,
+    object.__new__: _call_object_new,
     list: _call_list,
     tuple: _call_tuple,
     set: _call_set,

@@ -210,6 +210,27 @@ class FormattedStringVariable(VariableTracker):
         codegen.call_method("format", [lambda value=value: codegen(value) for value in self.values])
 
 
+class ObjectIdVariable(VariableTracker):
+    """The result of ``id(obj)``, as Dynamo's FakeIdVariable: a number standing for the
+    object's identity during the trace (the memo key of ``copy.deepcopy``), equal for
+    the same object only. An object the trace made has no real id yet, so this is never
+    a constant: the generated code cannot rebuild it, and a trace that needs its value
+    (arithmetic, a result) stops there instead of returning a made-up number."""
+
+    def __init__(self, token: int) -> None:
+        super().__init__()
+        self.token = token
+
+    def __repr__(self) -> str:
+        return "ObjectIdVariable()"
+
+    def python_type(self) -> type:
+        return int
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        unimplemented("id() of an object, known only during the trace, cannot leave it")
+
+
 # Values whose text is only known at run time, and whose formatting runs no user code
 # (so building the string later, in the generated code, is not observable).
 LAZILY_FORMATTED = (torch.Size, torch.Tensor, str)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from minidynamo import trace_rules
 from minidynamo.exc import unimplemented
 from minidynamo.variables.base import DUNDER_NAMES, VariableTracker
-from minidynamo.variables.constant import ConstantVariable
+from minidynamo.variables.constant import ConstantVariable, ObjectIdVariable
 from minidynamo.variables.exceptions import raise_observed
 from minidynamo.variables.lists import ListIteratorVariable, TupleVariable, check_mutable
 
@@ -61,6 +61,20 @@ class UserObjectKey:
         return compare_identity_or_equal(current_tx(), self.vt, key_variable(other))
 
 
+class ObjectIdKey:
+    """A dict key or set item that is an ``id()`` made during the trace (the memo of
+    ``copy.deepcopy``): equal to the id of the same object only."""
+
+    def __init__(self, vt: ObjectIdVariable) -> None:
+        self.vt = vt
+
+    def __hash__(self) -> int:
+        return hash(self.vt.token)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ObjectIdKey) and other.vt.token == self.vt.token
+
+
 def constant_key(key: VariableTracker) -> Any:
     from minidynamo.symbolic_convert import current_tx
     from minidynamo.variables.tensor import TensorVariable
@@ -68,6 +82,8 @@ def constant_key(key: VariableTracker) -> Any:
 
     if isinstance(key, TensorVariable):
         return IdentityKey(key)
+    if isinstance(key, ObjectIdVariable):
+        return ObjectIdKey(key)
     if isinstance(key, UserDefinedObjectVariable):
         return UserObjectKey(key, key.hash_value(current_tx()))
     value = key.as_python_constant()
@@ -80,14 +96,14 @@ def constant_key(key: VariableTracker) -> Any:
 
 def key_variable(key: Any) -> VariableTracker:
     """The tracker of a key made by `constant_key`."""
-    if isinstance(key, (IdentityKey, UserObjectKey)):
+    if isinstance(key, (IdentityKey, UserObjectKey, ObjectIdKey)):
         return key.vt
     return ConstantVariable.create(key)
 
 
 def key_constant(key: Any) -> Any:
     """A key as a Python value: a tensor key or a user object is not one."""
-    if isinstance(key, (IdentityKey, UserObjectKey)):
+    if isinstance(key, (IdentityKey, UserObjectKey, ObjectIdKey)):
         return key.vt.as_python_constant()
     return key
 
@@ -308,9 +324,20 @@ class DictViewVariable(VariableTracker):
     def method_contains(
         self, tx: InstructionTranslatorBase, key: VariableTracker
     ) -> VariableTracker:
-        if self.kind != "keys":
-            unimplemented(f"`in` on dict {self.kind}()")
-        return self.dict_vt.method_contains(tx, key)
+        """``k in d.keys()``; ``(k, v) in d.items()``: k is a key whose value is (or
+        equals) v; ``v in d.values()``: some value is (or equals) v."""
+        from minidynamo.variables.builtin import compare_identity_or_equal
+
+        if self.kind == "keys":
+            return self.dict_vt.method_contains(tx, key)
+        if self.kind == "values":
+            found = any(compare_identity_or_equal(tx, v, key) for v in self.dict_vt.items.values())
+            return ConstantVariable(found)
+        pair = key.unpack_var_sequence(tx) if isinstance(key, TupleVariable) else []
+        if len(pair) != 2:
+            return ConstantVariable(False)
+        value = self.dict_vt.items.get(constant_key(pair[0]))
+        return ConstantVariable(value is not None and compare_identity_or_equal(tx, value, pair[1]))
 
     def reconstruct(self, codegen: PyCodegen) -> None:
         codegen.call_method_of(self.dict_vt, self.kind)

@@ -133,6 +133,9 @@ def wrap_class_attribute(
         return VariableBuilder(tx, source)(attr)
     if is_method_descriptor(attr) and isinstance(owner, UserDefinedClassVariable):
         return MethodDescriptorVariable(owner.value, attr.__name__)  # type: ignore[attr-defined]
+    polyfill = owner.method_polyfill(getattr(attr, "__name__", ""))
+    if is_method_descriptor(attr) and polyfill is not None:  # `obj.__reduce_ex__` of object
+        return UserMethodVariable(UserFunctionVariable(polyfill), owner)
     getter = user_slot(type(attr), "__get__")
     if getter is not None:  # a user's descriptor: its __get__(obj or None, cls) inlined
         instance = ConstantVariable(None) if isinstance(owner, UserDefinedClassVariable) else owner
@@ -238,7 +241,7 @@ class UserDefinedClassVariable(VariableTracker):
             has_plain_constructor,
         )
         from minidynamo.variables.functions import UserFunctionVariable
-        from minidynamo.variables.user_dict import UserDefinedDictVariable, dict_base
+        from minidynamo.variables.user_dict import dict_base
 
         cls = self.value
         if isinstance(cls, enum.EnumMeta):  # `Mode("eval")`: a member looked up by value
@@ -259,14 +262,8 @@ class UserDefinedClassVariable(VariableTracker):
             from minidynamo.variables.nn_module import make_module
 
             return make_module(tx, self, args, kwargs)
-        problem = plain_class_problem(cls)
-        if problem is not None:
-            unimplemented(f"call to {self!r}: {problem}", gb.UNSUPPORTED_CALL)
+        obj = self.new_instance()
         storage = dict_base(cls)
-        if storage is not None:
-            obj: UserDefinedObjectVariable = UserDefinedDictVariable(self)
-        else:
-            obj = UserDefinedObjectVariable(object.__new__(cls), cls_vt=self)
         init = inspect.getattr_static(cls, "__init__")
         if storage is not None and init is storage.__init__:
             obj.var_getattr(tx, "update").call_function(tx, args, kwargs)
@@ -298,6 +295,17 @@ class UserDefinedClassVariable(VariableTracker):
         if isinstance(self.value, enum.EnumMeta):
             return [ConstantVariable(member) for member in self.value]
         return super().unpack_var_sequence(tx)
+
+    def new_instance(self) -> UserDefinedObjectVariable:
+        """``object.__new__(cls)``: an empty new object of a plain class."""
+        from minidynamo.variables.user_dict import UserDefinedDictVariable, dict_base
+
+        problem = plain_class_problem(self.value)
+        if problem is not None:
+            unimplemented(f"call to {self!r}: {problem}", gb.UNSUPPORTED_CALL)
+        if dict_base(self.value) is not None:
+            return UserDefinedDictVariable(self)
+        return UserDefinedObjectVariable(object.__new__(self.value), cls_vt=self)
 
     def call_namedtuple(
         self,
@@ -747,6 +755,8 @@ class InstanceDictVariable(VariableTracker):
         items = list(kwargs.items())
         if isinstance(other, ConstDictVariable):
             items[:0] = [(key_constant(k), v) for k, v in other.items.items()]
+        elif isinstance(other, InstanceDictVariable):  # a shallow copy's state
+            items[:0] = [(k, other.obj.generic_getattr(tx, k)) for k in other._names(tx)]
         elif other is not None:
             unimplemented(f"__dict__.update() from {other!r}")
         for name, value in items:
@@ -754,11 +764,32 @@ class InstanceDictVariable(VariableTracker):
         return ConstantVariable(None)
 
     def _names(self, tx: InstructionTranslatorBase) -> list[str]:
-        """All the keys, known for a new object only (an input's would need a guard on
-        its whole ``__dict__``)."""
-        if not self.obj.is_new_object():
+        """All the keys: a new object's, as SideEffects has them; an input's, guarded on
+        its ``__dict__``'s key list (as a dict the trace iterates is), with the stores and
+        deletions of the trace applied."""
+        stored = tx.output.side_effects.new_object_attributes(self.obj)
+        if self.obj.is_new_object():
+            return [name for name, _ in stored]
+        if self.obj.source is None:
             unimplemented(f"the keys of {self!r}")
-        return [name for name, _ in tx.output.side_effects.new_object_attributes(self.obj)]
+        instance_dict = vars(self.obj.value)
+        tx.output.guards.add_dict_keys(AttrSource(self.obj.source, "__dict__"), instance_dict)
+        changed = dict(stored)
+        names = [name for name in instance_dict if changed.get(name) is not DELETED]
+        return names + [n for n, v in stored if n not in instance_dict and v is not DELETED]
+
+    def truth(self, tx: InstructionTranslatorBase) -> bool:
+        return bool(self._names(tx))
+
+    def method_items(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        """The items, as a list iterator (what copying an object's state iterates)."""
+        from minidynamo.variables.lists import ListIteratorVariable, TupleVariable
+
+        items = [
+            TupleVariable([ConstantVariable(name), self.obj.generic_getattr(tx, name)])
+            for name in self._names(tx)
+        ]
+        return ListIteratorVariable(items)
 
     def method_len(self, tx: InstructionTranslatorBase) -> VariableTracker:
         return ConstantVariable(len(self._names(tx)))
