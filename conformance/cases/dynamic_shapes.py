@@ -473,3 +473,19 @@ def baddbmm_broadcast_after_dims_turn_dynamic(bias, q, k):
     """Bloom's attention scores: `bias.baddbmm(q, k)` with a bias broadcast over the query
     length, recompiled with a dynamic batch (its meta kernel expands with symbolic sizes)."""
     return bias.baddbmm(batch1=q, batch2=k, beta=1.0, alpha=0.5)
+
+
+@case(
+    tags=["dynamic-shapes", "tensor-methods"],
+    calls=[Call(T(n, 4, 5), T(n, 4, 5)) for n in (2, 3, 4)],
+    expect=Expect(frames=2, graphs=2),
+)
+def symbolic_size_equals_tuple(q, k):
+    """XGLM's attention check `if attn.size() != (bsz * heads, tgt, src): raise`: a
+    torch.Size equals a tuple with the same items (a Size is a tuple), symbolic items too;
+    the check passing, nothing is raised and the frame stays compiled."""
+    bsz = q.size(0)
+    attn = torch.bmm(q, k.transpose(1, 2))
+    if attn.size() != (bsz * 1, 4, 4) or not (attn.shape == (bsz, 4, 4)):
+        raise ValueError(f"attention weights of size {attn.size()}")
+    return attn + 1

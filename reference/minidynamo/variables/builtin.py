@@ -155,6 +155,9 @@ def compare_identity_or_equal(
     """The comparison behind `in`: identity first, then ``==``."""
     from minidynamo.variables.user_defined import UserDefinedObjectVariable
 
+    if isinstance(a, SymNodeVariable) or isinstance(b, SymNodeVariable):
+        # A number has no identity to compare first: ``==``, decided by a guard.
+        return call_operator(tx, operator.eq, [a, b]).truth(tx)
     if compare_identity(a, b, tx):
         return True
     if is_tensor(a) or is_tensor(b):
@@ -164,9 +167,23 @@ def compare_identity_or_equal(
     for left, right in ((a, b), (b, a)):
         if isinstance(left, UserDefinedObjectVariable):  # its own __eq__, inlined
             return left.compare_equal(tx, operator.eq, right).truth(tx)
-    if a.python_type() is not b.python_type():
+    if not _comparable_types(a, b):
         return False
+    if isinstance(a, BaseListVariable) and isinstance(b, BaseListVariable):
+        return sequences_equal(tx, a, b)
     unimplemented(f"`==` between {a!r} and {b!r}")
+
+
+def sequences_equal(
+    tx: InstructionTranslatorBase, left: BaseListVariable, right: BaseListVariable
+) -> bool:
+    """``left == right`` of two lists or tuples as CPython compares them: the lengths,
+    then the items in order, each by identity first and then ``==`` (a symbolic size
+    against a number is decided, and guarded, by the shape environment)."""
+    if len(left.items) != len(right.items):
+        return False
+    pairs = zip(left.items, right.items, strict=True)
+    return all(compare_identity_or_equal(tx, a, b) for a, b in pairs)
 
 
 def holds_mutable(vt: VariableTracker) -> bool:
@@ -236,11 +253,22 @@ def call_container_operator(
     if fn in INPLACE_TO_PLAIN and not isinstance(left, ListVariable):
         # `t += (1,)` on an immutable value means `t = t + (1,)`.
         return call_operator(tx, INPLACE_TO_PLAIN[fn], args)
-    if fn in (operator.eq, operator.ne) and left.python_type() is not rest[0].python_type():
+    if fn in (operator.eq, operator.ne) and not _comparable_types(left, rest[0]):
         return ConstantVariable(fn is operator.ne)
+    if fn in (operator.eq, operator.ne) and isinstance(left, BaseListVariable):
+        equal = sequences_equal(tx, left, rest[0])  # type: ignore[arg-type]
+        return ConstantVariable(equal if fn is operator.eq else not equal)
     if fn not in CONTAINER_METHODS:
         unimplemented(f"operator.{fn.__name__} on {', '.join(map(repr, args))}")
     return left.call_method(tx, CONTAINER_METHODS[fn], rest, {})
+
+
+def _comparable_types(left: VariableTracker, right: VariableTracker) -> bool:
+    """Whether `==` compares the two containers' items: one's type is the other's or a
+    subclass of it (`torch.Size` and a tuple, a namedtuple and a tuple); a list never
+    equals a tuple."""
+    left_type, right_type = left.python_type(), right.python_type()
+    return issubclass(left_type, right_type) or issubclass(right_type, left_type)
 
 
 # Operators a user class implements with Python dunder methods, and for binary ones the
