@@ -481,11 +481,11 @@ def baddbmm_broadcast_after_dims_turn_dynamic(bias, q, k):
     expect=Expect(frames=2, graphs=2),
 )
 def symbolic_size_equals_tuple(q, k):
-    """XGLM's attention check `if attn.size() != (bsz * heads, tgt, src): raise`: a
-    torch.Size equals a tuple with the same items (a Size is a tuple), symbolic items too;
-    the check passing, nothing is raised and the frame stays compiled."""
+    """XGLM's attention check `if attn.size() != (bsz * heads, tgt, src)`: a torch.Size
+    equals a tuple with the same items (a Size is a tuple), symbolic items too, and never
+    a list. Once the batch is dynamic the check must still pass (it once took the branch)."""
     bsz = q.size(0)
     attn = torch.bmm(q, k.transpose(1, 2))
-    if attn.size() != (bsz * 1, 4, 4) or not (attn.shape == (bsz, 4, 4)):
-        raise ValueError(f"attention weights of size {attn.size()}")
-    return attn + 1
+    if attn.size() != (bsz * 1, 4, 4):
+        return attn
+    return attn + 1, attn.shape == (bsz, 4, 4), list(attn.size()) == (bsz, 4, 4)
