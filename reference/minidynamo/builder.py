@@ -55,6 +55,7 @@ from minidynamo.variables.functions import (
     UserFunctionVariable,
     UserMethodVariable,
 )
+from minidynamo.variables.higher_order_ops import HIGHER_ORDER_VARIABLES
 from minidynamo.variables.lazy import LAZY_TYPES, LazyConstantVariable
 from minidynamo.variables.lists import (
     ListVariable,
@@ -365,6 +366,10 @@ class VariableBuilder:
         if value in trace_rules.TYPE_QUERY_FUNCTIONS:
             self.guard_identity(value)
             return TypeQueryFunctionVariable(value, source=self.source)
+        if value in trace_rules.HIGHER_ORDER_OPS:
+            self.guard_identity(value)
+            kind = HIGHER_ORDER_VARIABLES[trace_rules.HIGHER_ORDER_OPS[value]]
+            return kind(value, source=self.source)
         rule = trace_rules.lookup(value)
         if rule is not Rule.INLINE:
             self.guard_identity(value)

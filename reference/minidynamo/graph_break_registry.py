@@ -210,6 +210,15 @@ _TYPES = [
         "Call the module outside the compiled function, or remove its backward hooks.",
         "GB0083",
     ),
+    GraphBreakType(
+        "GB0042",
+        "higher-order op side effect",
+        "The function given to a higher-order op (torch.cond, checkpoint) changes an object "
+        "from outside it (a list, a global, an attribute): its subgraph cannot replay that, "
+        "so the op runs in CPython.",
+        "Return the value from the function instead of storing it outside.",
+        "GB0067",
+    ),
 ]
 
 REGISTRY: dict[str, GraphBreakType] = {gb.gb_id: gb for gb in _TYPES}
@@ -239,3 +248,4 @@ RETAIN_GRAD = "GB0022"
 REQUIRES_GRAD_INPUT = "GB0023"
 REQUIRES_GRAD_LEAKED = "GB0024"
 MODULE_BACKWARD_HOOKS = "GB0025"
+HIGHER_ORDER_SIDE_EFFECT = "GB0042"

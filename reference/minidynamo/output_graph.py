@@ -8,6 +8,7 @@ and dtypes are known at trace time without touching real data.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
 import linecache
@@ -15,7 +16,7 @@ import logging
 import operator
 import types
 import weakref
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
 from typing import TYPE_CHECKING, Any
 
 import torch
@@ -90,6 +91,13 @@ class OutputGraph:
     ) -> None:
         self.graph = torch.fx.Graph()
         self.tracer = torch.fx.proxy.GraphAppendingTracer(self.graph)
+        # The frame's graph; `graph` is a subgraph's while a higher-order op's function
+        # is traced (`subgraph`), and those subgraphs, by attribute name, once traced.
+        self.root_graph = self.graph
+        self.root_tracer = self.tracer
+        self.subtracers: list[SubgraphTracer] = []
+        self.submodules: dict[str, torch.fx.GraphModule] = {}
+        self.subgraph_names: set[str] = set()  # of all its subgraphs, nested ones too
         self.shapes = shapes if shapes is not None else ShapePolicy(FrameShapeState())
         self.fake_mode = self.shapes.fake_mode
         self.guards = GuardSet()
@@ -162,22 +170,46 @@ class OutputGraph:
     def create_graph_input(
         self, name: str, value: Any, example: Any, source: Source
     ) -> torch.fx.Proxy:
-        """A placeholder, kept before every other node whenever it is created."""
-        first_op = next((n for n in self.graph.nodes if n.op != "placeholder"), None)
-        if first_op is None:
-            node = self.graph.placeholder(name)
-        else:
-            with self.graph.inserting_before(first_op):
-                node = self.graph.placeholder(name)
-        node.meta["example_value"] = example
-        proxy = torch.fx.Proxy(node, self.tracer)
+        """A placeholder of the frame's graph (also while a subgraph is traced: the
+        subgraph lifts it), kept before every other node whenever it is created."""
+        node = add_placeholder(self.root_graph, name, example)
+        proxy = torch.fx.Proxy(node, self.root_tracer)
         node.meta["grapharg"] = GraphArg(source, value, proxy)
         return proxy
 
     @property
     def graphargs(self) -> list[GraphArg]:
         """The graph's inputs, in placeholder order."""
-        return [n.meta["grapharg"] for n in self.graph.nodes if n.op == "placeholder"]
+        return [n.meta["grapharg"] for n in self.root_graph.nodes if n.op == "placeholder"]
+
+    @contextlib.contextmanager
+    def subgraph(self) -> Iterator[SubgraphTracer]:
+        """Nodes recorded inside go to a new graph (the function of a higher-order op,
+        traced as Dynamo's speculate_subgraph), which lifts the values of enclosing
+        graphs it uses."""
+        sub = SubgraphTracer(self.subtracers[-1] if self.subtracers else None)
+        outer = self.graph, self.tracer
+        self.subtracers.append(sub)
+        self.graph, self.tracer = sub.graph, sub.tracer
+        try:
+            yield sub
+        finally:
+            self.subtracers.pop()
+            self.graph, self.tracer = outer
+
+    def install_subgraph(
+        self, tx: InstructionTranslatorBase, prefix: str, sub: SubgraphTracer
+    ) -> torch.fx.Proxy:
+        """A traced subgraph as an attribute (``cond_true_0``) of the module of the graph
+        that calls it; its get_attr node."""
+        owner = self.subtracers[-1].submodules if self.subtracers else self.submodules
+        # Numbered across the frame's graph, as Dynamo: an inner cond's is cond_true_0.
+        name = next(
+            f"{prefix}_{i}" for i in itertools.count() if f"{prefix}_{i}" not in self.subgraph_names
+        )
+        self.subgraph_names.add(name)
+        owner[name] = _graph_module(sub.graph, sub.submodules)
+        return self.create_proxy(tx, "get_attr", name, (), {}, example=owner[name])
 
     def create_proxy(
         self,
@@ -189,6 +221,10 @@ class OutputGraph:
         *,
         example: Any,
     ) -> torch.fx.Proxy:
+        if self.subtracers:
+            args, kwargs = self.subtracers[-1].lift((args, kwargs))
+        elif self.submodules:
+            _check_no_escape(self.graph, (args, kwargs))
         proxy = self.tracer.create_proxy(kind, target, args, kwargs)
         proxy.node.meta["example_value"] = example
         proxy.node.meta["source_location"] = tx.source_location()
@@ -282,6 +318,8 @@ class OutputGraph:
         self.temp_count = temp_count
         rebuild = rebuild_values(shared)
         outputs = list(rebuild.graph_outputs)
+        if self.submodules:
+            _check_no_escape(self.graph, outputs)
         self.graph.output(tuple(outputs))
         self.check_requires_grad(outputs)
         self.remove_redundant_grad_switches()
@@ -348,7 +386,7 @@ class OutputGraph:
             node.target in _ASSERTION_TARGETS for node in self.graph.nodes
         ):
             return
-        gm = _graph_module(self.graph)
+        gm = _graph_module(self.graph, self.submodules)
         insert_deferred_runtime_asserts(gm, self.shapes.shape_env, "minidynamo")
         # A node the pass added is reported at the line of the operation that uses it.
         for node in reversed(self.graph.nodes):
@@ -386,9 +424,12 @@ class OutputGraph:
                     self.graph.erase_node(node)
 
     def compile_and_call_fx_graph(self, name: str) -> Callable:
-        gm = _graph_module(self.graph)
+        gm = _graph_module(self.graph, self.submodules)
         if graph_code_log.isEnabledFor(logging.DEBUG):
-            graph_code_log.debug("TRACED GRAPH\n ===== %s =====\n%s", name, graph_code(self.graph))
+            code = graph_code(self.graph) + "".join(
+                subgraph_code(sub_name, sub) for sub_name, sub in self.submodules.items()
+            )
+            graph_code_log.debug("TRACED GRAPH\n ===== %s =====\n%s", name, code)
         if graph_sizes_log.isEnabledFor(logging.DEBUG):
             values = [(n.name, n.meta.get("example_value")) for n in self.graph.nodes]
             graph_sizes_log.debug("%s", format_graph_sizes(name, values))
@@ -431,6 +472,8 @@ def _call_args(args: tuple, kwargs: dict) -> str:
 
 def _node_line(node: torch.fx.Node) -> str:
     args = node.args
+    if node.op == "get_attr":
+        return f"{node.name} = self.{node.target}"
     if node.op == "call_method":
         return (
             f"{node.name} = {_repr_arg(args[0])}.{node.target}({_call_args(args[1:], node.kwargs)})"
@@ -450,9 +493,15 @@ def _node_line(node: torch.fx.Node) -> str:
     return f"{node.name} = {target}({_call_args(args, node.kwargs)})"
 
 
-def _graph_module(graph: torch.fx.Graph) -> torch.fx.GraphModule:
-    """A GraphModule of `graph` that gives its generated source back when it dies."""
-    gm = torch.fx.GraphModule(torch.nn.Module(), graph)
+def _graph_module(
+    graph: torch.fx.Graph, submodules: dict[str, torch.fx.GraphModule] | None = None
+) -> torch.fx.GraphModule:
+    """A GraphModule of `graph` (with the subgraphs its get_attr nodes name) that gives
+    its generated source back when it dies."""
+    root = torch.nn.Module()
+    for name, module in (submodules or {}).items():
+        root.add_module(name, module)
+    gm = torch.fx.GraphModule(root, graph)
     weakref.finalize(gm, _forget_source, type(gm).forward.__code__.co_filename)
     return gm
 
@@ -490,6 +539,88 @@ def graph_code(graph: torch.fx.Graph) -> str:
             lines.append("    # File: {}:{}, code: {}".format(*location))
         lines.append("    " + _node_line(node))
     return "\n".join(lines) + "\n"
+
+
+def subgraph_code(name: str, gm: torch.fx.GraphModule) -> str:
+    """A subgraph's code after its graph's, as a nested class (Dynamo's layout)."""
+    code = graph_code(gm.graph) + "".join(
+        subgraph_code(sub_name, sub) for sub_name, sub in gm.named_children()
+    )
+    body = "\n".join("    " + line if line else line for line in code.splitlines())
+    return f"class {name}(torch.nn.Module):\n{body}\n"
+
+
+def add_placeholder(graph: torch.fx.Graph, name: str, example: Any) -> torch.fx.Node:
+    """A placeholder after `graph`'s others, before every other node."""
+    first_op = next((n for n in graph.nodes if n.op != "placeholder"), None)
+    if first_op is None:
+        node = graph.placeholder(name)
+    else:
+        with graph.inserting_before(first_op):
+            node = graph.placeholder(name)
+    node.meta["example_value"] = example
+    return node
+
+
+class SubgraphTracer:
+    """The graph of a higher-order op's function, traced inside the frame's graph: its
+    inputs first, then each value of an enclosing graph that it uses, lifted (a
+    placeholder here, an extra operand of the op there; Dynamo's lifted free
+    variables)."""
+
+    def __init__(self, parent: SubgraphTracer | None) -> None:
+        self.graph = torch.fx.Graph()
+        self.tracer = torch.fx.proxy.GraphAppendingTracer(self.graph)
+        self.parent = parent
+        self.submodules: dict[str, torch.fx.GraphModule] = {}  # its own subgraphs
+        # The enclosing graph's node -> (its placeholder here, its proxy there).
+        self.lifted: dict[torch.fx.Node, tuple[torch.fx.Proxy, torch.fx.Proxy]] = {}
+
+    def add_input(self, name: str, example: Any) -> torch.fx.Proxy:
+        return torch.fx.Proxy(add_placeholder(self.graph, name, example), self.tracer)
+
+    def lift(self, value: Any) -> Any:
+        """`value` (arguments of a node: proxies in tuples, lists, dicts) with the proxies
+        of enclosing graphs replaced by placeholders of this one."""
+        return map_aggregate(value, self._lift_proxy)
+
+    def _lift_proxy(self, value: Any) -> Any:
+        if not isinstance(value, torch.fx.Proxy) or value.node.graph is self.graph:
+            return value
+        outer = self.parent._lift_proxy(value) if self.parent is not None else value
+        if outer.node not in self.lifted:
+            node = outer.node
+            self.lifted[node] = (self.add_input(node.name, node.meta.get("example_value")), outer)
+        return self.lifted[outer.node][0]
+
+    def order_lifted(self, operands: list[torch.fx.Proxy]) -> None:
+        """Lift each of `operands` (values of the enclosing graph), and order the lifted
+        inputs as they are."""
+        for proxy in operands:
+            self._lift_proxy(proxy)
+        anchor = next(n for n in self.graph.nodes if n.op != "placeholder")
+        for proxy in operands:
+            anchor.prepend(self.lifted[proxy.node][0].node)
+        self.lifted = {p.node: self.lifted[p.node] for p in operands}
+
+    @property
+    def lifted_operands(self) -> list[torch.fx.Proxy]:
+        """What the enclosing graph passes for the lifted inputs, in their order."""
+        return [outer for _inner, outer in self.lifted.values()]
+
+
+def _check_no_escape(graph: torch.fx.Graph, values: Any) -> None:
+    """A value computed inside a higher-order op's function is only seen through the op's
+    outputs; one that reached the enclosing graph otherwise (stored in a list the
+    function mutated) cannot be used there."""
+
+    def check(value: Any) -> Any:
+        node = value.node if isinstance(value, torch.fx.Proxy) else value
+        if isinstance(node, torch.fx.Node) and node.graph is not graph:
+            unimplemented(f"a value of a higher-order op's function ({node.name}) escaped it")
+        return value
+
+    map_aggregate(values, check)
 
 
 def _example_value(value: Any) -> Any:

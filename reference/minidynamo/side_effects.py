@@ -18,6 +18,7 @@ import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from minidynamo import graph_break_registry as gb
 from minidynamo.bytecode import create_instruction
 from minidynamo.exc import unimplemented
 from minidynamo.source import AttrSource, LocalSource
@@ -52,6 +53,19 @@ class SideEffects:
         self.global_values: dict[str, VariableTracker] = {}
         # (owner, name) -> value; the owner is an input's source name, or a new object.
         self.attr_values: dict[tuple[object, str], VariableTracker] = {}
+        # While a higher-order op's function is traced: the first serial of the values
+        # it creates; it may change only those (as Dynamo).
+        self.speculation_start: int | None = None
+
+    def note_mutation(self, vt: VariableTracker | None) -> None:
+        """`vt` (None: a global) is about to change."""
+        if self.speculation_start is not None and (
+            vt is None or getattr(vt, "serial", -1) < self.speculation_start
+        ):
+            unimplemented(
+                "a higher-order op's function changes an object from outside it",
+                gb.HIGHER_ORDER_SIDE_EFFECT,
+            )
 
     def __bool__(self) -> bool:
         return bool(self.pending)
@@ -62,6 +76,7 @@ class SideEffects:
 
     def mutate_container(self, vt: VariableTracker) -> None:
         """`vt` (a list, dict or set from the frame's inputs) changed in place."""
+        self.note_mutation(vt)
         if vt.source is None:
             return  # created by the trace: rebuilt whole wherever it is needed
         self.pending.setdefault(("contents", vt.source.name), ("contents", vt, None))
@@ -92,6 +107,7 @@ class SideEffects:
         return obj.is_new_object() or obj.source is not None or hasattr(obj, "example_value")
 
     def store_attr(self, obj: VariableTracker, name: str, value: VariableTracker) -> None:
+        self.note_mutation(obj)
         if not self._reachable(obj):
             unimplemented(f"attribute assignment .{name} on an object that cannot be reached")
         owner = self._owner(obj)
@@ -102,6 +118,7 @@ class SideEffects:
     def delete_attr(self, obj: VariableTracker, name: str) -> None:
         """``del obj.name``; the caller checked that the attribute exists."""
         if obj.is_new_object():
+            self.note_mutation(obj)
             del self.attr_values[(obj, name)]
         else:
             self.store_attr(obj, name, DELETED)
@@ -143,6 +160,7 @@ class SideEffects:
     # Globals and cells.
 
     def store_global(self, name: str, value: VariableTracker) -> None:
+        self.note_mutation(None)
         self.global_values[name] = value
         self._record(("global", name), ("global", name, None))
 

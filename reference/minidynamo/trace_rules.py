@@ -34,6 +34,7 @@ import torch._numpy as tnp
 import torch.distributed
 import torch.fx._symbolic_trace
 import torch.onnx
+import torch.utils.checkpoint
 import torch.utils.hooks
 
 import minidynamo
@@ -400,6 +401,14 @@ def is_library_file(filename: str) -> bool:
 TYPE_QUERY_FUNCTIONS = frozenset(
     {dataclasses.fields, dataclasses.is_dataclass, inspect.signature, copyreg._slotnames}  # type: ignore[attr-defined]
 )
+
+
+# Higher-order operators, by kind: their function arguments are traced into subgraphs
+# that one node calls (variables/higher_order_ops.py), as Dynamo records them.
+HIGHER_ORDER_OPS: dict[Callable, str] = {
+    torch.cond: "cond",
+    torch.utils.checkpoint.checkpoint: "checkpoint",
+}
 
 
 def is_library_module(module: types.ModuleType) -> bool:

@@ -8,6 +8,7 @@ translator asks of them: attribute access, calls, method calls, unpacking, truth
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +39,14 @@ DUNDER_NAMES = {
 }
 
 
+_serials = itertools.count()
+
+
+def next_serial() -> int:
+    """The serial the next VariableTracker made will have at least."""
+    return next(_serials)
+
+
 class NotConstant(Unsupported):
     """`as_python_constant` was asked of a value that is only known symbolically."""
 
@@ -48,6 +57,8 @@ class VariableTracker:
 
     def __init__(self, *, source: Source | None = None) -> None:
         self.source = source
+        # Creation order: a higher-order op's function may change only what it created.
+        self.serial = next(_serials)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"

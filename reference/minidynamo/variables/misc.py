@@ -81,6 +81,7 @@ class CellVariable(VariableTracker):
         return self._contents
 
     def store(self, tx: InstructionTranslatorBase, value: VariableTracker) -> None:
+        tx.output.side_effects.note_mutation(self)
         if self.real_cell is not None:  # outlives the frame: replayed after the graph
             tx.output.side_effects.store_cell(self, value)
         self._contents = value
