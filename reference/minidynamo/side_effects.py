@@ -58,9 +58,12 @@ class SideEffects:
         self.speculation_start: int | None = None
 
     def note_mutation(self, vt: VariableTracker | None) -> None:
-        """`vt` (None: a global) is about to change."""
+        """`vt` (None: a global) is about to change. An object with a source existed
+        before the trace, even if the function read it first."""
         if self.speculation_start is not None and (
-            vt is None or getattr(vt, "serial", -1) < self.speculation_start
+            vt is None
+            or vt.source is not None
+            or getattr(vt, "serial", -1) < self.speculation_start
         ):
             unimplemented(
                 "a higher-order op's function changes an object from outside it",
