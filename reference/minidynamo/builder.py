@@ -451,6 +451,13 @@ class VariableBuilder:
         inner = trace_rules.wrapped_by(value)
         if inner is not None:  # a torch.jit.script function: its Python original
             return self.child(lambda s: AttrSource(s, inner))(getattr(value, inner))
+        if trace_rules.is_lru_cached_user_function(value):
+            # As Dynamo: the cache is ignored and the wrapped function traced in the frame
+            # (its result depends only on its arguments, which the trace sees).
+            if self.guards is not None:
+                self.guards.add_type_match(self.source, value)
+            wrapped = value.__wrapped__  # type: ignore[attr-defined]
+            return self.child(lambda s: AttrSource(s, "__wrapped__"))(wrapped)
         if self.guards is not None:
             self.guards.add_type_match(self.source, value)
         return UserDefinedObjectVariable(value, source=self.source)

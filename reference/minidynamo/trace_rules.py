@@ -142,6 +142,15 @@ def wrapped_by(fn: object) -> str | None:
     return None
 
 
+def is_lru_cached_user_function(fn: object) -> bool:
+    """A `functools.lru_cache` (or `functools.cache`) wrapper of a function the rules
+    inline: calling it traces that function, as Dynamo does; library ones stay skipped."""
+    if not isinstance(fn, functools._lru_cache_wrapper):
+        return False
+    wrapped = inspect.getattr_static(fn, "__wrapped__", None)
+    return isinstance(wrapped, types.FunctionType) and lookup(wrapped) is Rule.INLINE
+
+
 # Skip, with the reason the user asked for: explicit graph breaks. torch's own
 # marker (torch._dynamo.graph_break) is named, not imported: we never import torch._dynamo.
 EXPLICIT_BREAKS: dict[Callable, str] = {decorators.graph_break: gb.USER_GRAPH_BREAK}
