@@ -112,6 +112,9 @@ CONSTANT_FOLD_FUNCTIONS: frozenset[Callable] = frozenset(
         torch.distributed.is_available,
         torch.backends.mha.get_fastpath_enabled,
         torch.overrides.is_tensor_like,
+        # Queries on typing forms, constants to the trace (as Dynamo's TypingVariable)
+        typing.get_origin,
+        typing.get_args,
     }
     | ({torch.distributed.is_initialized} if torch.distributed.is_available() else set())
     | CLASS_FACTORIES
