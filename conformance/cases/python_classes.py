@@ -586,3 +586,17 @@ def typing_namedtuple_with_method_and_default(x):
     p = Pair("a").doubled()
     q = Pair("b", 3).doubled()
     return x * q.value, p, q, isinstance(q, tuple), q[0]
+
+
+Span = collections.namedtuple("Span", "a b")
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("add", "mul"))
+def namedtuple_make_new_and_replace(x):
+    """`_make` from an iterable, `tuple.__new__(cls, items)`, `_replace` bound and
+    called through the class."""
+    p = Span._make([x + 1, 2])
+    q = p._replace(b=3)
+    r = tuple.__new__(Span, (x, 4))
+    s = Span._replace(r, a=5)
+    return p.a * q.b, r, s, type(r).__name__

@@ -497,3 +497,39 @@ def groupby_group_emptied_by_advancing(x):
     odd, first = next(groups)
     even, second = next(groups)
     return x + odd + even, list(first), list(second)
+
+
+# Typing forms as values: a validator dispatching on typing.get_origin (as huggingface_hub's
+# strict dataclasses do). The typing module's queries fold on constants; a dict of
+# validators is keyed by classes and special forms.
+
+import typing  # noqa: E402  (appended: the cases above keep their line numbers)
+
+
+def _check_list(value, args):
+    return isinstance(value, list) and all(_matches(item, args[0]) for item in value)
+
+
+def _check_union(value, args):
+    return any(_matches(value, option) for option in args)
+
+
+_VALIDATORS = {list: _check_list, typing.Union: _check_union}
+_HINTS = {"sizes": list[int], "scale": typing.Optional[float], "name": str, "count": int | None}  # noqa: UP045 (the typing form)
+
+
+def _matches(value, hint):
+    if hint is typing.Any:
+        return True
+    check = _VALIDATORS.get(typing.get_origin(hint))
+    if check is not None:
+        return check(value, typing.get_args(hint))
+    return isinstance(value, hint)
+
+
+@case(tags=["stdlib", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def typing_forms_dispatch_validators(x):
+    """Each field checked against its hint: list[int], Optional[float], int | None."""
+    values = {"sizes": [1, 2], "scale": 2.0, "name": "a", "count": None}
+    ok = all(_matches(values[name], hint) for name, hint in _HINTS.items())
+    return x * values["scale"], ok, _matches("no", list[int])

@@ -464,3 +464,21 @@ def deepcopy_keeps_shared_and_recursive_structure(x):
     loop.append(loop)
     deep = copy.deepcopy(loop)
     return x + len(deep), deep[0] is deep[1], deep[2] is deep, deep[0] is inner
+
+
+class FieldsOutput(collections.OrderedDict):
+    """A model output in the style of transformers' ModelOutput: items mirrored as
+    attributes through the base class's slots."""
+
+    def __setitem__(self, key, value):
+        super().__setitem__(key, value)
+        super().__setattr__(key, value)
+
+
+@case(tags=["stdlib", "fullgraph"], calls=[Call(T(3))], options={"fullgraph": True})
+def ordered_dict_subclass_super_setitem(x):
+    """`super().__setitem__` of an OrderedDict subclass, then item and attribute reads."""
+    out = FieldsOutput()
+    out["logits"] = x * 2
+    out["loss"] = x.sum()
+    return out.logits + out["loss"], list(out.keys())

@@ -23,6 +23,7 @@ from minidynamo import trace_rules
 from minidynamo.exc import unimplemented
 from minidynamo.source import (
     AttrSource,
+    DictValueSource,
     FloatTensorSource,
     GetItemSource,
     GlobalSource,
@@ -34,7 +35,12 @@ from minidynamo.trace_rules import Rule, is_namedtuple
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.builtin import BUILTIN_HANDLERS, PURE_BUILTINS, BuiltinVariable
 from minidynamo.variables.collections_types import OrderedDictVariable
-from minidynamo.variables.constant import ConstantVariable, is_constant_value
+from minidynamo.variables.constant import (
+    TYPING_FORMS,
+    ConstantVariable,
+    is_constant_value,
+    is_static_value,
+)
 from minidynamo.variables.ctx_manager import (
     GRAD_MODE_CLASSES,
     TORCH_MANAGERS,
@@ -310,23 +316,24 @@ class VariableBuilder:
             types.MappingProxyType: MappingProxyVariable,
         }
         kind = kinds.get(type(value))
-        if kind is None or not all(is_constant_value(key) for key in value):
+        if kind is None or not all(is_static_value(key) for key in value):
             return self.wrap_object(value)
         if self.guards is not None:
             self.guards.add_dict_keys(self.source, value)
         items = {
-            key: self.child(lambda s, k=key: GetItemSource(s, k))(item)
-            for key, item in value.items()
+            key: self.child(lambda s, k=key, i=i: _dict_value_source(s, k, i))(item)
+            for i, (key, item) in enumerate(value.items())
         }
         return kind(items, source=self.source)
 
     def wrap_set(self, value: set | frozenset) -> VariableTracker:
-        if not is_constant_value(list(value)):
+        if not all(is_static_value(item) for item in value):
             return self.wrap_object(value)
         if self.guards is not None:
             self.guards.add_constant_match(self.source, value)
         kind = FrozensetVariable if isinstance(value, frozenset) else SetVariable
-        return kind([ConstantVariable(item) for item in value], source=self.source)
+        items = [VariableBuilder(self.tx, None)(item) for item in value]
+        return kind(items, source=self.source)
 
     def wrap_module(self, value: torch.nn.Module) -> VariableTracker:
         if self.source is not None:
@@ -456,9 +463,23 @@ class VariableBuilder:
         inner = trace_rules.wrapped_by(value)
         if inner is not None:  # a torch.jit.script function: its Python original
             return self.child(lambda s: AttrSource(s, inner))(getattr(value, inner))
+        if trace_rules.is_lru_cached_user_function(value):
+            # As Dynamo: the cache is ignored and the wrapped function traced in the frame
+            # (its result depends only on its arguments, which the trace sees).
+            if self.guards is not None:
+                self.guards.add_type_match(self.source, value)
+            wrapped = value.__wrapped__  # type: ignore[attr-defined]
+            return self.child(lambda s: AttrSource(s, "__wrapped__"))(wrapped)
         if self.guards is not None:
             self.guards.add_type_match(self.source, value)
         return UserDefinedObjectVariable(value, source=self.source)
+
+
+def _dict_value_source(base: Source, key: object, index: int) -> Source:
+    """``base[key]`` where the key is a literal constant, else the value by position."""
+    if is_constant_value(key) and not isinstance(key, TYPING_FORMS):
+        return GetItemSource(base, key)
+    return DictValueSource(base, index)
 
 
 # First match wins: order matters where classes overlap (Parameter is a Tensor,

@@ -184,7 +184,9 @@ class GuardSet:
             # A set is compared with a copy: the set itself may grow before the next call.
             expected = frozenset(value) if isinstance(value, set) else value
             self._add(
-                source, f"{source.name} == {value!r}", f"{source.name} == {self._bind(expected)}"
+                source,
+                f"{source.name} == {_show_constant(value)}",
+                f"{source.name} == {self._bind(expected)}",
             )
 
     def add_not_nan(self, source: Source) -> None:
@@ -478,3 +480,12 @@ class _Reads:
     def take_new(self) -> list[str]:
         lines, self.pending = self.pending, []
         return lines
+
+
+def _show_constant(value: object) -> str:
+    """A guarded constant as guards print it: a set holding classes (hashed by address)
+    lists them sorted, so the text is the same in every process."""
+    if isinstance(value, (set, frozenset)) and any(isinstance(item, type) for item in value):
+        items = ", ".join(sorted(repr(item) for item in value))
+        return f"{type(value).__name__}({{{items}}})"
+    return repr(value)

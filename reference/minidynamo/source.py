@@ -88,6 +88,26 @@ class GetItemSource(ChainedSource):
 
 
 @dataclasses.dataclass(frozen=True)
+class DictValueSource(ChainedSource):
+    """``list(base.values())[index]``: the value of a dict item whose key has no literal
+    spelling (a class, a typing form), reached by its position (the keys are guarded)."""
+
+    index: int
+
+    @property
+    def _name_template(self) -> str:
+        return f"list({{0}}.values())[{self.index}]"
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        codegen.load_builtin(list)
+        self.base.reconstruct(codegen)
+        codegen.call_method("values", [])
+        codegen.call(1)
+        codegen.load_const(self.index)
+        codegen.subscr()
+
+
+@dataclasses.dataclass(frozen=True)
 class AttrSource(ChainedSource):
     """``base.member``: module attributes, object attributes, function defaults ..."""
 

@@ -113,6 +113,9 @@ CONSTANT_FOLD_FUNCTIONS: frozenset[Callable] = frozenset(
         torch.distributed.is_available,
         torch.backends.mha.get_fastpath_enabled,
         torch.overrides.is_tensor_like,
+        # Queries on typing forms, constants to the trace (as Dynamo's TypingVariable)
+        typing.get_origin,
+        typing.get_args,
     }
     | ({torch.distributed.is_initialized} if torch.distributed.is_available() else set())
     | CLASS_FACTORIES
@@ -141,6 +144,15 @@ def wrapped_by(fn: object) -> str | None:
         if isinstance(inspect.getattr_static(fn, name, None), types.FunctionType):
             return name
     return None
+
+
+def is_lru_cached_user_function(fn: object) -> bool:
+    """A `functools.lru_cache` (or `functools.cache`) wrapper of a function the rules
+    inline: calling it traces that function, as Dynamo does; library ones stay skipped."""
+    if not isinstance(fn, functools._lru_cache_wrapper):
+        return False
+    wrapped = inspect.getattr_static(fn, "__wrapped__", None)
+    return isinstance(wrapped, types.FunctionType) and lookup(wrapped) is Rule.INLINE
 
 
 # Skip, with the reason the user asked for: explicit graph breaks. torch's own

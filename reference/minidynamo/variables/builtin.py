@@ -40,6 +40,7 @@ from minidynamo.variables.lists import (
     IteratorVariable,
     ListIteratorVariable,
     ListVariable,
+    NamedTupleVariable,
     TupleVariable,
     iterator_of,
 )
@@ -348,6 +349,9 @@ class BuiltinVariable(VariableTracker):
             return PolyfilledFunctionVariable(getattr(self.fn, name), polyfill, source=source)
         if is_method_descriptor(inspect.getattr_static(self.fn, name, None)):
             return MethodDescriptorVariable(self.fn, name)
+        attr = getattr(self.fn, name, None)  # a builtin class's own attribute: no user code
+        if isinstance(attr, types.BuiltinFunctionType) and attr in BUILTIN_HANDLERS:
+            return BuiltinVariable(attr)  # `tuple.__new__`, `object.__new__`
         return super().var_getattr(tx, name)
 
     def call_function(
@@ -580,6 +584,22 @@ def _call_tuple(
     tx: InstructionTranslatorBase, iterable: VariableTracker | None = None
 ) -> VariableTracker:
     return TupleVariable([] if iterable is None else _iterate(tx, iterable))
+
+
+def _call_tuple_new(
+    tx: InstructionTranslatorBase, cls: VariableTracker, iterable: VariableTracker | None = None
+) -> VariableTracker:
+    """``tuple.__new__(cls, items)``: a namedtuple's `_make` builds its instance so,
+    without the generated ``__new__`` (the field count is checked by its caller)."""
+    items = [] if iterable is None else _iterate(tx, iterable)
+    if not cls.is_python_constant():
+        unimplemented(f"tuple.__new__({cls!r}, ...)")
+    value = cls.as_python_constant()
+    if value is tuple:
+        return TupleVariable(items)
+    if not (isinstance(value, type) and trace_rules.is_namedtuple(value)):
+        unimplemented(f"tuple.__new__ of {value!r}")
+    return NamedTupleVariable(items, value)
 
 
 def _call_set(
@@ -904,6 +924,7 @@ BUILTIN_HANDLERS: dict[Callable, Callable[..., VariableTracker]] = {
     object.__new__: _call_object_new,
     list: _call_list,
     tuple: _call_tuple,
+    tuple.__new__: _call_tuple_new,
     set: _call_set,
     frozenset: _call_frozenset,
     dict: _call_dict,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import enum
 import types
+import typing
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -18,6 +19,17 @@ if TYPE_CHECKING:
     from minidynamo.codegen import PyCodegen
     from minidynamo.symbolic_convert import InstructionTranslatorBase
     from torch._guards import Source
+
+# Typing forms (`list[int]`, `Optional[float]`, `int | None`, `Union`): immutable
+# constants, as Dynamo's TypingVariable; the typing module's queries on them fold.
+TYPING_FORMS: tuple[type, ...] = (
+    typing._BaseGenericAlias,  # type: ignore[attr-defined]
+    types.GenericAlias,
+    types.UnionType,
+    typing._SpecialForm,  # type: ignore[attr-defined]
+    typing.TypeVar,
+    typing.ForwardRef,
+)
 
 # Immutable values whose methods have no side effects: safe to evaluate while tracing
 # and to embed in bytecode with LOAD_CONST.
@@ -44,6 +56,7 @@ CONSTANT_TYPES: tuple[type, ...] = (
     np.bool_,
     enum.Enum,  # members are fixed objects of their class (guarded by identity)
     torch.nn.attention.SDPBackend,  # a C++ enum (pybind11), sdpa_kernel's argument
+    *TYPING_FORMS,
 )
 
 
@@ -177,11 +190,25 @@ def fold(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> VariableTracker:
         result = fn(*args, **kwargs)
     except Exception as e:
         raise_folded(e)
+    if is_static_value(result) and not is_constant_value(result):
+        # A class, or a tuple holding classes (`typing.get_args(list[int])`).
+        from minidynamo.builder import VariableBuilder
+        from minidynamo.symbolic_convert import current_tx
+
+        return VariableBuilder(current_tx(), None)(result)
     if not is_constant_value(result) and not (
         type(result) in (set, dict) and is_constant_value(list(_contents(result)))
     ):
         unimplemented(f"constant folding produced a {type(result).__name__}")
     return ConstantVariable.create(result)
+
+
+def is_static_value(value: object) -> bool:
+    """A constant or a class, or a tuple of them: fixed values a fold may return and a
+    dict may be keyed by (a class compares and hashes by identity)."""
+    if type(value) is tuple:
+        return all(is_static_value(item) for item in value)
+    return isinstance(value, type) or is_constant_value(value)
 
 
 def _contents(value: set | dict) -> Any:

@@ -98,6 +98,11 @@ def key_variable(key: Any) -> VariableTracker:
     """The tracker of a key made by `constant_key`."""
     if isinstance(key, (IdentityKey, UserObjectKey, ObjectIdKey)):
         return key.vt
+    if isinstance(key, type):  # a class key (a dict of validators by type)
+        from minidynamo.builder import VariableBuilder
+        from minidynamo.symbolic_convert import current_tx
+
+        return VariableBuilder(current_tx(), None)(key)
     return ConstantVariable.create(key)
 
 

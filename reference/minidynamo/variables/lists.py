@@ -272,7 +272,8 @@ class NamedTupleVariable(TupleVariable):
     def own_attribute(self, name: str) -> object:
         """A method, property, staticmethod or classmethod written in user code on the
         namedtuple class (a `typing.NamedTuple` body), or None: the generated methods
-        (``_replace``, ``_asdict``) and tuple's are modelled on their own."""
+        (``_replace``, ``_asdict``) and tuple's are modelled on their own; its
+        classmethod ``_make`` is traced (it calls ``tuple.__new__``)."""
         for klass in self.tuple_cls.__mro__:
             if klass is tuple:
                 return None
@@ -282,7 +283,7 @@ class NamedTupleVariable(TupleVariable):
                 user = isinstance(fn, types.FunctionType) and not is_library_file(
                     fn.__code__.co_filename
                 )
-                return attr if user else None
+                return attr if user or isinstance(attr, classmethod) else None
         return None
 
     def reconstruct(self, codegen: PyCodegen) -> None:

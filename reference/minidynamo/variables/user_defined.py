@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 from minidynamo import graph_break_registry as gb
+from minidynamo import trace_rules
 from minidynamo.bytecode import create_dup_top, create_instruction, create_swap
 from minidynamo.exc import ObservedException, unimplemented
 from minidynamo.side_effects import DELETED
@@ -204,6 +205,12 @@ class UserDefinedClassVariable(VariableTracker):
             attr = inspect.getattr_static(self.value, name)
         except AttributeError:
             unimplemented(f"class {self.value.__qualname__} has no attribute {name!r}")
+        polyfill = trace_rules.method_polyfill(self.value, name)
+        if polyfill is not None and trace_rules.is_namedtuple(self.value):
+            # `Pair._replace(p, a=1)`: the generated method, unbound, as its polyfill
+            from minidynamo.variables.functions import PolyfilledFunctionVariable
+
+            return PolyfilledFunctionVariable(attr, polyfill, source=source)
         return wrap_class_attribute(tx, self, attr, source)
 
     def store_attr(self, tx: InstructionTranslatorBase, name: str, value: VariableTracker) -> None:
