@@ -388,3 +388,27 @@ def compiled_module_counter_stays_static():
     forward): the int of a module stays a constant even though it is an attribute of the
     frame's own argument ``self``; each value recompiles, as in Dynamo."""
     return StepCounter()
+
+
+class LastBuilt:
+    """The module the latest factory call built (a class attribute: not a data global)."""
+
+    module: nn.Module | None = None
+
+
+def build_triple():
+    LastBuilt.module = Triple()
+    return LastBuilt.module
+
+
+def patch_last():
+    LastBuilt.module.forward = types.MethodType(minus_hundred, LastBuilt.module)
+
+
+@case(tags=["compiled-module", "recompiles"], calls=[Call(T(3)), Call(T(3), before=patch_last)],
+      factory=True, expect=Expect(frames=2, graphs=2, ops=[["mul"], ["sub"]]))  # fmt: skip
+def compiled_module_forward_patched_later():
+    """``forward`` patched on the instance after the compiled module's first call: the
+    next call runs the new forward, as the module itself would (before: the class's
+    forward ran again, a wrong result)."""
+    return build_triple()

@@ -380,3 +380,15 @@ def zip_strict_length_mismatch_caught(a, b):
         return [x + y for x, y in zip(a, b, strict=True)]
     except ValueError:
         return a[0] * 2
+
+
+@case(tags=["exceptions", "fullgraph"], calls=[Call(T(3), T(3))], options={"fullgraph": True},
+      expect=Expect(frames=1, graphs=1, ops=[["mul", "add"]]))  # fmt: skip
+def torch_op_error_caught(x, y):
+    """``torch.mm`` of 1-D tensors raises RuntimeError on the fake tensors: the program's
+    ``except RuntimeError`` handler is traced into the same graph, as in Dynamo."""
+    try:
+        z = torch.mm(x, y)
+    except RuntimeError:
+        z = x * y
+    return z + 1

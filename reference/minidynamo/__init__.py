@@ -188,10 +188,11 @@ class OptimizedModule(torch.nn.Module):
             module._forward_hooks
             or module._forward_pre_hooks
             or type(module).__call__ is not torch.nn.Module.__call__
+            or "forward" in vars(module)
         ):
             # As Dynamo's OptimizedModule: the module's own __call__ runs under the hook,
-            # so hooks and a user __call__ (an override calling super().__call__) run
-            # as in eager, in the frames converted.
+            # so hooks, a user __call__ (an override calling super().__call__) and a
+            # forward patched on the instance run as in eager, in the frames converted.
             return _call_with_callback(self._callback, module, args, kwargs)
         # A user-defined forward: its frame is the one converted.
         forward = type(module).forward

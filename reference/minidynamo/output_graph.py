@@ -23,10 +23,17 @@ import torch
 import torch.fx
 from torch._dispatch.python import enable_python_dispatcher
 from torch._guards import Source
-from torch._subclasses.fake_tensor import DynamicOutputShapeException
-from torch.fx.experimental.symbolic_shapes import free_symbols
+from torch._subclasses.fake_tensor import (
+    DataDependentOutputException,
+    DynamicOutputShapeException,
+    FakeTensorDeviceMismatchError,
+    UnsupportedFakeTensorException,
+    UnsupportedOperatorException,
+)
+from torch.fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode, free_symbols
 from torch.fx.node import map_aggregate
 from torch.fx.passes.runtime_assert import insert_deferred_runtime_asserts
+from torch.utils._sympy.value_ranges import ValueRangeError
 
 from minidynamo import events, logs
 from minidynamo import graph_break_registry as gb
@@ -55,6 +62,32 @@ _ASSERTION_TARGETS = (
     torch.ops.aten.sym_constrain_range.default,
     torch.ops.aten.sym_constrain_range_for_size.default,
 )
+
+# RuntimeErrors that say what fake tensors cannot do, not what the op refuses: a graph
+# break, never an exception of the traced program.
+_FAKE_LIMITS = (
+    NotImplementedError,  # no meta kernel
+    DataDependentOutputException,
+    DynamicOutputShapeException,
+    UnsupportedOperatorException,
+    UnsupportedFakeTensorException,
+    FakeTensorDeviceMismatchError,
+    GuardOnDataDependentSymNode,
+    ValueRangeError,
+)
+
+
+def _is_program_error(error: Exception) -> bool:
+    """An op's RuntimeError on example values that eager raises too (Dynamo's
+    get_fake_value turns the same ones into an exception of the traced program)."""
+    cause = error.__cause__ or error
+    return (
+        isinstance(error, RuntimeError)
+        and not isinstance(error, _FAKE_LIMITS)
+        and not isinstance(cause, _FAKE_LIMITS)
+        and "fake impl" not in str(error)
+    )
+
 
 # Numbers `__compiled_fn_N` (and later `__resume_at_..._N`); `reset()` restarts it.
 _unique_ids = itertools.count()
@@ -251,6 +284,12 @@ class OutputGraph:
             reason = f"{_name(target)}: its output shape depends on the data"
             unimplemented(reason, gb.DYNAMIC_SHAPE)
         except Exception as e:
+            if _is_program_error(e):
+                # The op itself refuses these arguments (`torch.mm` of 1-D tensors), as
+                # eager would: the program's own `except RuntimeError` may catch it.
+                from minidynamo.variables.exceptions import raise_observed
+
+                raise_observed(RuntimeError, str(e))
             unimplemented(f"{_name(target)} raised {type(e).__name__} on example values: {e}")
 
     def call(
