@@ -281,3 +281,16 @@ def dtype_and_device_comparisons(x):
         and x.dtype in (torch.float16, torch.float32)
     )
     return x * same, x.dtype.itemsize, x.dtype.is_signed
+
+
+@case(tags=OBJ, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def callable_bound_tensor_method(x):
+    """A tensor's method read without a call (`x.add`) is a callable; `grad_fn` is an
+    attribute every tensor has."""
+    return x * 2, callable(x.add), callable(x.shape), hasattr(x, "grad_fn")
+
+
+@case(tags=OBJ, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("add"))
+def tensor_class_attribute_name(x):
+    cls = x.__class__
+    return x + 1, cls.__name__, cls is torch.Tensor, x.__class__.__qualname__

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
+from torch._library.custom_ops import CustomOpDef
 from torch.fx.experimental.symbolic_shapes import guard_scalar
 
 from minidynamo import graph_break_registry as gb
@@ -62,7 +63,11 @@ from minidynamo.variables.lists import (
     SizeVariable,
     TupleVariable,
 )
-from minidynamo.variables.misc import EnvironVariable, PythonModuleVariable
+from minidynamo.variables.misc import (
+    EnvironVariable,
+    PythonModuleVariable,
+    SettingsObjectVariable,
+)
 from minidynamo.variables.nn_module import NNModuleVariable
 from minidynamo.variables.numpy import NumpyNdarrayVariable, NumpyVariable
 from minidynamo.variables.symnode import SYM_TYPES, SymNodeVariable, is_symbolic
@@ -451,6 +456,21 @@ class VariableBuilder:
         inner = trace_rules.wrapped_by(value)
         if inner is not None:  # a torch.jit.script function: its Python original
             return self.child(lambda s: AttrSource(s, inner))(getattr(value, inner))
+        if isinstance(value, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
+            # An operator (`torch.ops.aten.sin.default`, a custom op): a graph node.
+            self.guard_identity(value)
+            return TorchInGraphFunctionVariable(value, source=self.source)
+        if isinstance(value, CustomOpDef):  # `@torch.library.custom_op`: its operator
+            self.guard_identity(value)
+            return TorchInGraphFunctionVariable(value._opoverload)
+        if isinstance(value, trace_rules.SETTINGS_CLASSES):
+            return SettingsObjectVariable(value, source=self.source)
+        if (
+            isinstance(value, functools._lru_cache_wrapper)
+            and trace_rules.lookup(value) is Rule.CONSTANT_FOLD
+        ):  # a cached query (`torch.backends.mps.is_available`)
+            self.guard_identity(value)
+            return TorchInGraphFunctionVariable(value, source=self.source)
         if self.guards is not None:
             self.guards.add_type_match(self.source, value)
         return UserDefinedObjectVariable(value, source=self.source)

@@ -22,7 +22,10 @@ import torch
 import torch.fx
 from torch._dispatch.python import enable_python_dispatcher
 from torch._guards import Source
-from torch._subclasses.fake_tensor import DynamicOutputShapeException
+from torch._subclasses.fake_tensor import (
+    DynamicOutputShapeException,
+    UnsupportedOperatorException,
+)
 from torch.fx.experimental.symbolic_shapes import free_symbols
 from torch.fx.node import map_aggregate
 from torch.fx.passes.runtime_assert import insert_deferred_runtime_asserts
@@ -214,6 +217,9 @@ class OutputGraph:
         except DynamicOutputShapeException:
             reason = f"{_name(target)}: its output shape depends on the data"
             unimplemented(reason, gb.DYNAMIC_SHAPE)
+        except UnsupportedOperatorException as e:
+            reason = f"operator {e.func} has no fake kernel (not PT2 compliant)"
+            unimplemented(reason, gb.NO_FAKE_KERNEL)
         except Exception as e:
             unimplemented(f"{_name(target)} raised {type(e).__name__} on example values: {e}")
 

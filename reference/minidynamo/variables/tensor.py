@@ -153,6 +153,10 @@ class TensorVariable(VariableTracker):
             unimplemented("Tensor.retain_grad() is not traced", gb.RETAIN_GRAD)
         if name == "data":  # the C++ getter's function, as Dynamo records it
             return tx.output.call(tx, "call_function", torch._C._autograd._get_data_attr, [self])
+        if name == "__class__":  # guarded with the tensor's other properties
+            from minidynamo.builder import wrap_class
+
+            return wrap_class(self.python_type())
         if not hasattr(torch.Tensor, name):
             return self.instance_attribute(tx, name)
         attr = getattr(torch.Tensor, name, None)
