@@ -294,3 +294,20 @@ def callable_bound_tensor_method(x):
 def tensor_class_attribute_name(x):
     cls = x.__class__
     return x + 1, cls.__name__, cls is torch.Tensor, x.__class__.__qualname__
+
+
+@case(tags=OBJ, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def grad_fn_is_none_without_grad(x):
+    """Without requires_grad no tensor has a `grad_fn`: None, known while tracing (no
+    graph node reads it)."""
+    y = x * 2
+    return y, x.grad_fn is None, y.grad_fn
+
+
+@case(tags=OBJ, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def isinstance_of_legacy_tensor_type(x):
+    """`torch.FloatTensor` is a legacy type whose isinstance check looks at the tensor's
+    dtype and device (a float32 CPU tensor is one), not at its class."""
+    if isinstance(x, torch.FloatTensor) and not isinstance(x, (torch.DoubleTensor,)):
+        return x * 2
+    return x

@@ -174,6 +174,8 @@ class TensorVariable(VariableTracker):
         output = tx.output
         args = (self.as_proxy(), name)
         example = output.run_fake("call_function", getattr, args, {})
+        if example is None:  # `grad_fn` of a tensor without grad: no node, as Dynamo
+            return ConstantVariable(None)
         if isinstance(example, (bool, int, float)):
             output.create_proxy(tx, "call_function", getattr, args, {}, example=example)
             return ConstantVariable(example)
