@@ -500,3 +500,14 @@ def custom_op_without_fake_kernel_breaks(x):
     y = x + 1
     doubled = torch.ops.conformance_nofake.double(y)
     return doubled - 1
+
+
+@case(
+    tags=["torch-api", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1),
+)
+def multivariate_normal_log_prob(x):
+    """MultivariateNormal's constructor broadcasts its parameters' shapes with
+    `torch.broadcast_shapes` of sizes known now: folded to a torch.Size."""
+    dist = torch.distributions.MultivariateNormal(torch.zeros(3), torch.eye(3))
+    return dist.log_prob(x), dist.batch_shape, dist.event_shape

@@ -113,6 +113,7 @@ CONSTANT_FOLD_FUNCTIONS: frozenset[Callable] = frozenset(
         torch.distributed.is_available,
         torch.backends.mha.get_fastpath_enabled,
         torch.backends.mps.is_available,  # an lru_cache wrapper: one answer per process
+        torch.broadcast_shapes,  # of sizes known now (a symbolic one is not a constant)
         torch.overrides.is_tensor_like,
     }
     | ({torch.distributed.is_initialized} if torch.distributed.is_available() else set())
