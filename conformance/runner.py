@@ -47,6 +47,8 @@ _CODE = (
     types.MethodType,
     functools.partial,
     torch.jit.ScriptFunction,
+    torch._library.custom_ops.CustomOpDef,  # a `torch.library.custom_op` function
+    torch.library.Library,  # operator registrations
 )
 
 

@@ -281,3 +281,33 @@ def dtype_and_device_comparisons(x):
         and x.dtype in (torch.float16, torch.float32)
     )
     return x * same, x.dtype.itemsize, x.dtype.is_signed
+
+
+@case(tags=OBJ, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def callable_bound_tensor_method(x):
+    """A tensor's method read without a call (`x.add`) is a callable; `grad_fn` is an
+    attribute every tensor has."""
+    return x * 2, callable(x.add), callable(x.shape), hasattr(x, "grad_fn")
+
+
+@case(tags=OBJ, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("add"))
+def tensor_class_attribute_name(x):
+    cls = x.__class__
+    return x + 1, cls.__name__, cls is torch.Tensor, x.__class__.__qualname__
+
+
+@case(tags=OBJ, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def grad_fn_is_none_without_grad(x):
+    """Without requires_grad no tensor has a `grad_fn`: None, known while tracing (no
+    graph node reads it)."""
+    y = x * 2
+    return y, x.grad_fn is None, y.grad_fn
+
+
+@case(tags=OBJ, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def isinstance_of_legacy_tensor_type(x):
+    """`torch.FloatTensor` is a legacy type whose isinstance check looks at the tensor's
+    dtype and device (a float32 CPU tensor is one), not at its class."""
+    if isinstance(x, torch.FloatTensor) and not isinstance(x, (torch.DoubleTensor,)):
+        return x * 2
+    return x

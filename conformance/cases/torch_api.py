@@ -10,7 +10,7 @@ import torch
 import torch.distributed
 import torch.fx
 
-from conformance.spec import Call, Expect, T, case, one_graph
+from conformance.spec import Break, Call, Expect, T, case, one_graph
 
 FULLGRAPH = {"fullgraph": True}
 
@@ -391,3 +391,123 @@ def torch_function_name_attribute(x):
         if f.__name__ == "sin":
             out = out + f(x)
     return out
+
+
+@case(
+    tags=["torch-api", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+    expect=one_graph("mul", "add"),
+)
+def compile_of_lambda_called_inside(x):
+    """`torch.compile(fn)` made inside a compiled region: the call of what it returns is
+    a call of `fn`, inlined (as Dynamo), not a nested compilation."""
+    scaled = torch.compile(lambda t: t * 5)
+    return scaled(x) + 1
+
+
+@case(
+    tags=["torch-api", "fullgraph"], calls=[Call(T(3)), Call(T(4))], options=FULLGRAPH,
+    expect=Expect(frames=2, graphs=2),
+)
+def check_with_and_check_is_size(x):
+    """`torch._check_is_size(n)` and `torch._check_with(Error, cond, msg_fn)` on conditions
+    known while tracing vanish, as `torch._check` does."""
+    n = x.shape[0]
+    torch._check_is_size(n)
+    torch._check_with(ValueError, x.dim() == 1, lambda: "expected a vector")
+    torch._check_not_implemented(n > 0, lambda: "empty input")
+    return x + n
+
+
+@case(
+    tags=["torch-api", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul")
+)
+def cuda_matmul_tf32_flag(x):
+    """`torch.backends.cuda.matmul.allow_tf32` is computed by its class's `__getattr__`
+    from the process's settings: read now, as a constant."""
+    matmul = torch.backends.cuda.matmul
+    if matmul.allow_tf32:
+        return x
+    return x * 2
+
+
+@case(
+    tags=["torch-api", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+    expect=one_graph(".to", "mul"),
+)
+def mps_is_available_folds(x):
+    """`torch.backends.mps.is_available` is an lru_cache wrapper: folded like the function
+    it caches."""
+    device = "mps" if torch.backends.mps.is_available() else "cpu"
+    return x.to(device) * 2
+
+
+@case(
+    tags=["torch-api", "fullgraph"], calls=[Call(T(2, 5))], options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1),
+)
+def categorical_entropy_and_probs(x):
+    """`Categorical(logits=...).probs` is a `lazy_property` of torch.distributions, a
+    descriptor in Python that computes the value and stores it on the instance."""
+    dist = torch.distributions.Categorical(logits=x)
+    return dist.entropy(), dist.probs, dist.probs.sum(-1)
+
+
+@case(
+    tags=["torch-api", "fullgraph"], calls=[Call(T(4))], options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1),
+)
+def bernoulli_log_prob_and_mean(x):
+    dist = torch.distributions.Bernoulli(probs=torch.sigmoid(x))
+    return dist.log_prob(torch.ones_like(x)), dist.mean, dist.logits
+
+
+@torch.library.custom_op("conformance::scaled_sin", mutates_args=())
+def scaled_sin(x: torch.Tensor, scale: float) -> torch.Tensor:
+    return x.sin() * scale
+
+
+@scaled_sin.register_fake
+def _scaled_sin_fake(x, scale):
+    return torch.empty_like(x)
+
+
+@case(
+    tags=["torch-api", "fullgraph"], calls=[Call(T(4))], options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1),
+)
+def custom_op_called_in_graph(x):
+    """An op made with `torch.library.custom_op`, called as the decorated function and
+    through `torch.ops`: one graph node each, its fake implementation giving the shape."""
+    return scaled_sin(x, 2.0) + torch.ops.conformance.scaled_sin.default(x, 0.5)
+
+
+_no_fake_lib = torch.library.Library("conformance_nofake", "DEF")
+_no_fake_lib.define("double(Tensor x) -> Tensor")
+_no_fake_lib.impl("double", lambda x: x * 2, "CPU")
+
+
+NO_FAKE_LINE = "doubled = torch.ops.conformance_nofake.double(y)"
+
+
+@case(
+    tags=["torch-api", "graph-breaks"], calls=[Call(T(3))],
+    expect=Expect(frames=3, graphs=3, breaks=[Break("GB0090", NO_FAKE_LINE)]),
+)
+def custom_op_without_fake_kernel_breaks(x):
+    """An operator with a CPU kernel only cannot run on fake tensors (it is not PT2
+    compliant): the trace breaks at its call, which runs eagerly, and says so. Its kernel,
+    a Python function of this file, is compiled as a frame of its own (3 graphs)."""
+    y = x + 1
+    doubled = torch.ops.conformance_nofake.double(y)
+    return doubled - 1
+
+
+@case(
+    tags=["torch-api", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1),
+)
+def multivariate_normal_log_prob(x):
+    """MultivariateNormal's constructor broadcasts its parameters' shapes with
+    `torch.broadcast_shapes` of sizes known now: folded to a torch.Size."""
+    dist = torch.distributions.MultivariateNormal(torch.zeros(3), torch.eye(3))
+    return dist.log_prob(x), dist.batch_shape, dist.event_shape

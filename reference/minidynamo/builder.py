@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
+from torch._library.custom_ops import CustomOpDef
 from torch.fx.experimental.symbolic_shapes import guard_scalar
 
 from minidynamo import graph_break_registry as gb
@@ -69,7 +70,11 @@ from minidynamo.variables.lists import (
     SizeVariable,
     TupleVariable,
 )
-from minidynamo.variables.misc import EnvironVariable, PythonModuleVariable
+from minidynamo.variables.misc import (
+    EnvironVariable,
+    PythonModuleVariable,
+    SettingsObjectVariable,
+)
 from minidynamo.variables.nn_module import NNModuleVariable
 from minidynamo.variables.numpy import NumpyNdarrayVariable, NumpyVariable
 from minidynamo.variables.symnode import SYM_TYPES, SymNodeVariable, is_symbolic
@@ -470,6 +475,21 @@ class VariableBuilder:
                 self.guards.add_type_match(self.source, value)
             wrapped = value.__wrapped__  # type: ignore[attr-defined]
             return self.child(lambda s: AttrSource(s, "__wrapped__"))(wrapped)
+        if isinstance(value, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
+            # An operator (`torch.ops.aten.sin.default`, a custom op): a graph node.
+            self.guard_identity(value)
+            return TorchInGraphFunctionVariable(value, source=self.source)
+        if isinstance(value, CustomOpDef):  # `@torch.library.custom_op`: its operator
+            self.guard_identity(value)
+            return TorchInGraphFunctionVariable(value._opoverload)
+        if isinstance(value, trace_rules.SETTINGS_CLASSES):
+            return SettingsObjectVariable(value, source=self.source)
+        if (
+            isinstance(value, functools._lru_cache_wrapper)
+            and trace_rules.lookup(value) is Rule.CONSTANT_FOLD
+        ):  # a cached query (`torch.backends.mps.is_available`)
+            self.guard_identity(value)
+            return TorchInGraphFunctionVariable(value, source=self.source)
         if self.guards is not None:
             self.guards.add_type_match(self.source, value)
         return UserDefinedObjectVariable(value, source=self.source)

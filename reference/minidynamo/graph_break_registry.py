@@ -219,6 +219,16 @@ _TYPES = [
         "Return the value from the function instead of storing it outside.",
         "GB0067",
     ),
+    GraphBreakType(
+        "GB0030",
+        "operator without fake kernel",
+        "An operator (a custom op of torch.library) has no fake (meta) implementation, so "
+        "the trace cannot compute its output's shape: it is not PT2 compliant, and its "
+        "call runs in CPython.",
+        "Register one with torch.library.register_fake (or define the op with "
+        "torch.library.custom_op and its register_fake).",
+        "GB0090",
+    ),
 ]
 
 REGISTRY: dict[str, GraphBreakType] = {gb.gb_id: gb for gb in _TYPES}
@@ -249,3 +259,4 @@ REQUIRES_GRAD_INPUT = "GB0023"
 REQUIRES_GRAD_LEAKED = "GB0024"
 MODULE_BACKWARD_HOOKS = "GB0025"
 HIGHER_ORDER_SIDE_EFFECT = "GB0042"
+NO_FAKE_KERNEL = "GB0030"

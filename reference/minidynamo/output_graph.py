@@ -283,6 +283,9 @@ class OutputGraph:
         except DynamicOutputShapeException:
             reason = f"{_name(target)}: its output shape depends on the data"
             unimplemented(reason, gb.DYNAMIC_SHAPE)
+        except UnsupportedOperatorException as e:
+            reason = f"operator {e.func} has no fake kernel (not PT2 compliant)"
+            unimplemented(reason, gb.NO_FAKE_KERNEL)
         except Exception as e:
             if _is_program_error(e):
                 # The op itself refuses these arguments (`torch.mm` of 1-D tensors), as

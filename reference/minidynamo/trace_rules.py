@@ -31,6 +31,7 @@ from collections.abc import Callable
 import numpy as np
 import torch
 import torch._numpy as tnp
+import torch.backends.cuda
 import torch.distributed
 import torch.fx._symbolic_trace
 import torch.onnx
@@ -112,6 +113,8 @@ CONSTANT_FOLD_FUNCTIONS: frozenset[Callable] = frozenset(
         torch.cuda.device_count,
         torch.distributed.is_available,
         torch.backends.mha.get_fastpath_enabled,
+        torch.backends.mps.is_available,  # an lru_cache wrapper: one answer per process
+        torch.broadcast_shapes,  # of sizes known now (a symbolic one is not a constant)
         torch.overrides.is_tensor_like,
         # Queries on typing forms, constants to the trace (as Dynamo's TypingVariable)
         typing.get_origin,
@@ -123,8 +126,21 @@ CONSTANT_FOLD_FUNCTIONS: frozenset[Callable] = frozenset(
 
 # Assertions: with a condition known at trace time they vanish (or raise, as eager).
 ASSERT_FUNCTIONS: frozenset[Callable] = frozenset(
-    {torch._assert, torch._check, torch._check_value, torch._check_type, torch._check_index}
+    {
+        torch._assert,
+        torch._check,
+        torch._check_value,
+        torch._check_type,
+        torch._check_index,
+        torch._check_not_implemented,
+        torch._check_with,  # (error_type, cond, message)
+        torch._check_is_size,  # (i): i >= 0
+    }
 )
+
+# Objects holding the process's settings, their attributes computed by a Python
+# `__getattr__` from torch's C getters (`torch.backends.cuda.matmul.allow_tf32`): read now.
+SETTINGS_CLASSES: tuple[type, ...] = (torch.backends.cuda.cuBLASModule,)
 
 # Wrappers whose call inside a traced region is a call of the function they hold, by
 # the attribute holding it: torch.compile's (inlined, as Dynamo does),

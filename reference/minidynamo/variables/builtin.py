@@ -423,7 +423,18 @@ def _call_len(tx: InstructionTranslatorBase, obj: VariableTracker) -> VariableTr
 def _call_isinstance(
     tx: InstructionTranslatorBase, obj: VariableTracker, classes: VariableTracker
 ) -> VariableTracker:
-    return ConstantVariable(issubclass(obj.python_type(), classes.as_python_constant()))
+    cls = classes.as_python_constant()
+    if isinstance(obj, TensorVariable) and _has_legacy_tensor_type(cls):
+        # `torch.FloatTensor`'s check reads the dtype and device (guarded with the tensor).
+        return ConstantVariable(isinstance(obj.example_value, cls))
+    return ConstantVariable(issubclass(obj.python_type(), cls))
+
+
+def _has_legacy_tensor_type(cls: object) -> bool:
+    """`cls` (a class or nested tuple of them) holds a legacy type (`torch.FloatTensor`)."""
+    if isinstance(cls, tuple):
+        return any(_has_legacy_tensor_type(item) for item in cls)
+    return isinstance(cls, type(torch.FloatTensor))  # the metaclass `torch.tensortype`
 
 
 def _call_type(tx: InstructionTranslatorBase, obj: VariableTracker) -> VariableTracker:

@@ -3,9 +3,11 @@ cells, Python modules and `os.environ`."""
 
 from __future__ import annotations
 
+import inspect
 import types
 from typing import TYPE_CHECKING, Any
 
+import torch
 from minidynamo.exc import unimplemented
 from minidynamo.source import AttrSource, LocalSource
 from minidynamo.variables.base import VariableTracker
@@ -40,6 +42,17 @@ class GetAttrVariable(VariableTracker):
     def reconstruct(self, codegen: PyCodegen) -> None:
         codegen(self.obj)
         codegen.load_attr(self.name)
+
+    def python_type(self) -> type:
+        """A tensor's method, bound (``callable(x.add)``): a builtin method, or a bound
+        Python method for those torch defines in Python (``x.unique``)."""
+        from minidynamo.variables.tensor import TensorVariable
+
+        if isinstance(self.obj, TensorVariable):
+            attr = inspect.getattr_static(torch.Tensor, self.name, None)
+            python_method = isinstance(attr, types.FunctionType)
+            return types.MethodType if python_method else types.BuiltinMethodType
+        return super().python_type()
 
     def call_function(
         self,
@@ -144,6 +157,33 @@ class PythonModuleVariable(VariableTracker):
         if vars(self.value) is tx.output.root_globals:  # a global store, by another name
             unimplemented(f"attribute assignment .{name} on the compiled function's module")
         tx.output.side_effects.store_attr(self, name, value)
+
+
+class SettingsObjectVariable(VariableTracker):
+    """An object of torch's process settings (`torch.backends.cuda.matmul`): an attribute
+    read is answered now from the process, a constant (not guarded, as Dynamo folds the
+    getters behind it); writing to it is not modelled."""
+
+    def __init__(self, value: object, *, source: Source | None = None) -> None:
+        super().__init__(source=source)
+        self.value = value
+
+    def __repr__(self) -> str:
+        return f"SettingsObjectVariable({type(self.value).__qualname__})"
+
+    def python_type(self) -> type:
+        return type(self.value)
+
+    def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
+        from minidynamo.variables.constant import ConstantVariable, is_constant_value
+
+        try:
+            value = getattr(self.value, name)
+        except Exception as error:  # noqa: BLE001 - eager raises it: not modelled
+            unimplemented(f"setting {name!r} of {self!r}: {type(error).__name__}")
+        if not is_constant_value(value):
+            unimplemented(f"setting {name!r} of {self!r} is a {type(value).__name__}")
+        return ConstantVariable.create(value)
 
 
 class EnvironVariable(VariableTracker):

@@ -153,6 +153,10 @@ class TensorVariable(VariableTracker):
             unimplemented("Tensor.retain_grad() is not traced", gb.RETAIN_GRAD)
         if name == "data":  # the C++ getter's function, as Dynamo records it
             return tx.output.call(tx, "call_function", torch._C._autograd._get_data_attr, [self])
+        if name == "__class__":  # guarded with the tensor's other properties
+            from minidynamo.builder import wrap_class
+
+            return wrap_class(self.python_type())
         if not hasattr(torch.Tensor, name):
             return self.instance_attribute(tx, name)
         attr = getattr(torch.Tensor, name, None)
@@ -170,6 +174,8 @@ class TensorVariable(VariableTracker):
         output = tx.output
         args = (self.as_proxy(), name)
         example = output.run_fake("call_function", getattr, args, {})
+        if example is None:  # `grad_fn` of a tensor without grad: no node, as Dynamo
+            return ConstantVariable(None)
         if isinstance(example, (bool, int, float)):
             output.create_proxy(tx, "call_function", getattr, args, {}, example=example)
             return ConstantVariable(example)

@@ -8,6 +8,7 @@ arguments are evaluated on the example values instead.
 
 from __future__ import annotations
 
+import operator
 import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -78,6 +79,13 @@ class TorchInGraphFunctionVariable(VariableTracker):
         """Its names (``torch.sin.__name__``) are constants of the function."""
         if name in FUNCTION_NAME_ATTRIBUTES and hasattr(self.fn, name):
             return ConstantVariable(getattr(self.fn, name))
+        if isinstance(self.fn, torch._ops.OpOverloadPacket) and not name.startswith("_"):
+            # An overload of an operator (`torch.ops.aten.add.Tensor`): an operator too.
+            try:
+                overload = getattr(self.fn, name)
+            except AttributeError:
+                unimplemented(f"operator {self.fn} has no overload {name!r}")
+            return TorchInGraphFunctionVariable(overload)
         return super().var_getattr(tx, name)
 
     def call_function(
@@ -91,7 +99,9 @@ class TorchInGraphFunctionVariable(VariableTracker):
                 return ConstantVariable.create(trace_rules.TRACE_TIME_RESULTS[self.fn])
             return self._evaluate_on_examples(args, kwargs)
         if self.fn in trace_rules.ASSERT_FUNCTIONS:
-            return self._assert(args, kwargs)
+            return self._assert(tx, args, kwargs)
+        if self.fn is torch.compile:
+            return _compile_in_region(args, kwargs)
         if self.fn is torch.autograd.grad:
             unimplemented("torch.autograd.grad runs in CPython", gb.AUTOGRAD_GRAD)
         if self.fn is torch.Size:
@@ -135,12 +145,15 @@ class TorchInGraphFunctionVariable(VariableTracker):
         unimplemented(f"{self.fn.__name__}() of an ndarray")
 
     def _assert(
-        self, args: list[VariableTracker], kwargs: dict[str, VariableTracker]
+        self,
+        tx: InstructionTranslatorBase,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         """``torch._assert(cond, msg)`` / ``torch._check(cond)``: a condition known now
         (a constant, or a size guarded on) vanishes when true and raises as eager when
         false. On a tensor Dynamo stops with a data-dependent error: we run eagerly."""
-        condition = args[0] if args else kwargs.get("cond", kwargs.get("condition"))
+        condition = _assert_condition(tx, self.fn, args, kwargs)
         if condition is None or isinstance(condition, TensorVariable):
             unimplemented(f"{self.fn.__name__}() on a tensor condition")
         if condition.bool_value():
@@ -162,6 +175,40 @@ class TorchInGraphFunctionVariable(VariableTracker):
 
             return wrap_class(self.fn(*values, **kwvalues))
         return fold(self.fn, values, kwvalues)
+
+
+def _assert_condition(
+    tx: InstructionTranslatorBase,
+    fn: Callable,
+    args: list[VariableTracker],
+    kwargs: dict[str, VariableTracker],
+) -> VariableTracker | None:
+    """The condition an assertion function checks: its first argument, but the second
+    of ``torch._check_with(error_type, cond, message)``, and ``i >= 0`` for
+    ``torch._check_is_size(i)``."""
+    from minidynamo.variables.builtin import BuiltinVariable
+
+    if fn is torch._check_with:
+        return args[1] if len(args) > 1 else kwargs.get("cond")
+    if fn is torch._check_is_size:
+        size = args[0] if args else kwargs.get("i")
+        if size is None or len(args) > 1 or "max" in kwargs:
+            return None  # with an upper bound: not modelled
+        return BuiltinVariable(operator.ge).call_function(tx, [size, ConstantVariable(0)], {})
+    return args[0] if args else kwargs.get("cond", kwargs.get("condition"))
+
+
+def _compile_in_region(
+    args: list[VariableTracker], kwargs: dict[str, VariableTracker]
+) -> VariableTracker:
+    """``torch.compile(fn, ...)`` inside a compiled region: calling what it returns calls
+    `fn`, inlined in this trace as Dynamo does (the options do not apply to it)."""
+    from minidynamo.variables.functions import NestedUserFunctionVariable
+
+    model = args[0] if args else kwargs.get("model")
+    if isinstance(model, (UserFunctionVariable, NestedUserFunctionVariable)):
+        return model
+    unimplemented(f"torch.compile() of {model!r} inside a compiled region")
 
 
 def _flatten(vt: VariableTracker) -> Any:

@@ -91,6 +91,17 @@ def user_slot(cls: type, name: str) -> types.FunctionType | None:
     return None
 
 
+def _traced_getter(cls: type) -> types.FunctionType | None:
+    """A descriptor class's Python ``__get__`` that the trace can follow: user code's, or
+    a traced library module's (`lazy_property` of torch.distributions); None otherwise."""
+    from minidynamo.trace_rules import Rule, lookup
+
+    fn = inspect.getattr_static(cls, "__get__", None)
+    if isinstance(fn, types.FunctionType) and lookup(fn) is Rule.INLINE:
+        return fn
+    return None
+
+
 def inline_slot(
     tx: InstructionTranslatorBase, fn: types.FunctionType, args: list[VariableTracker]
 ) -> VariableTracker:
@@ -137,7 +148,7 @@ def wrap_class_attribute(
     polyfill = owner.method_polyfill(getattr(attr, "__name__", ""))
     if is_method_descriptor(attr) and polyfill is not None:  # `obj.__reduce_ex__` of object
         return UserMethodVariable(UserFunctionVariable(polyfill), owner)
-    getter = user_slot(type(attr), "__get__")
+    getter = _traced_getter(type(attr))
     if getter is not None:  # a user's descriptor: its __get__(obj or None, cls) inlined
         instance = ConstantVariable(None) if isinstance(owner, UserDefinedClassVariable) else owner
         cls_vt = owner if instance is not owner else VariableBuilder(tx, None)(owner.python_type())
