@@ -713,3 +713,18 @@ def unread_item_returned_after_store(x, options):
     options["step"] = 0
     return x * options["scale"], old
 
+
+@case(
+    tags=["recompiles", "guards"],
+    calls=[Call(T(3), mode) for mode in ("a", "bb", "ccc", "dddd", "a", "eeeee")],
+    expect=Expect(
+        frames=2,
+        graphs=2,
+        recompiles=["L['mode'] == 'a'", "L['mode'] == 'bb'; L['mode'] == 'a'"],
+    ),
+    config={"recompile_limit": 2},
+)
+def limit_hit_logged_once_as_recompile(x, mode):
+    """The miss that hits the limit is logged as a recompile (its guard failures, as
+    Dynamo logs them before it checks the limit); later misses are not logged."""
+    return x * len(mode)
