@@ -630,3 +630,101 @@ def cache_hit_moves_entry_to_front(x, n):
     front, and so does an entry that a call hits. The third call (n=1) hits the oldest
     entry, so the fourth call's miss lists it first ("n == 1" before "n == 2")."""
     return x * len(hex(n))
+
+
+# Lazy guards on the items of argument containers: an item the trace never reads is not
+# guarded (Dynamo wraps each item in a LazyVariableTracker), so a new value of it reuses
+# the compiled code.
+
+
+@case(
+    tags=["recompiles", "guards"],
+    calls=[Call(T(4), {"scale": 2, "step": n}) for n in (1, 2, 3)],
+    expect=Expect(frames=1, graphs=1),
+)
+def dict_item_never_read(x, options):
+    """Only ``options['scale']`` is read: a new ``step`` does not recompile."""
+    return x * options["scale"]
+
+
+@case(
+    tags=["recompiles", "guards"],
+    calls=[Call(T(4), {"model": {"width": 2, "name": name}}) for name in ("a", "b", "c")],
+    expect=Expect(frames=1, graphs=1),
+)
+def nested_dict_string_never_read(x, config):
+    """A nested config dict: the unread name is not guarded, the read width is."""
+    return x * config["model"]["width"]
+
+
+@case(
+    tags=["recompiles", "guards"],
+    calls=[Call(T(4), (2, 0.5 * n, n > 1)) for n in (1, 2, 3)],
+    expect=Expect(frames=1, graphs=1),
+)
+def tuple_items_never_read(x, hparams):
+    """A tuple of an int, a float and a bool of which the trace reads the int only."""
+    return x * hparams[0]
+
+
+@case(
+    tags=["recompiles", "guards"],
+    calls=[Call(T(4), [n, n + 1]) for n in (1, 2, 3)],
+    expect=Expect(frames=1, graphs=1),
+)
+def list_read_for_its_length(x, items):
+    """``len(items)`` is guarded (the length), the items are not."""
+    return x * len(items)
+
+
+@case(
+    tags=["recompiles", "guards"],
+    calls=[Call(T(4), {"scale": 2, "tag": n}) for n in (1, 2, 3)],
+    expect=Expect(frames=1, graphs=1),
+)
+def dict_items_loop_reads_keys(x, options):
+    """A loop over ``items()`` that tests the keys: the unread value is not guarded."""
+    for key, value in options.items():
+        if key == "scale":
+            x = x * value
+    return x
+
+
+@case(
+    tags=["recompiles", "guards"],
+    calls=[Call(T(4), {"scale": 2, "step": n}) for n in (1, 2, 3)],
+    expect=Expect(frames=1, graphs=1),
+)
+def unread_item_returned(x, options):
+    """An item passed through to the result unread is loaded from the dict after the
+    graph, not guarded: each call returns its own ``step``."""
+    return x * options["scale"], options["step"]
+
+
+@case(
+    tags=["recompiles", "guards", "side-effects"],
+    calls=[Call(T(4), {"scale": 2, "step": n}) for n in (1, 2, 3)],
+    expect=Expect(frames=1, graphs=1),
+)
+def unread_item_returned_after_store(x, options):
+    """The old ``step`` is returned after the dict item is replaced: it is loaded before
+    the store is replayed, so it is the caller's old value."""
+    old = options["step"]
+    options["step"] = 0
+    return x * options["scale"], old
+
+
+@case(
+    tags=["recompiles", "guards"],
+    calls=[Call(T(3), mode) for mode in ("a", "bb", "ccc", "dddd", "a", "eeeee")],
+    expect=Expect(
+        frames=2,
+        graphs=2,
+        recompiles=["L['mode'] == 'a'", "L['mode'] == 'bb'; L['mode'] == 'a'"],
+    ),
+    config={"recompile_limit": 2},
+)
+def limit_hit_logged_once_as_recompile(x, mode):
+    """The miss that hits the limit is logged as a recompile (its guard failures, as
+    Dynamo logs them before it checks the limit); later misses are not logged."""
+    return x * len(mode)

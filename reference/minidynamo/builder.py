@@ -200,7 +200,10 @@ class VariableBuilder:
             def on_realize() -> None:
                 guards.add_constant_match(source, value)
 
-        return LazyConstantVariable(value, source=source, guards=guards, on_realize=on_realize)
+        computable = not isinstance(source, GetItemSource)
+        return LazyConstantVariable(
+            value, source=source, guards=guards, on_realize=on_realize, computable=computable
+        )
 
     def wrap_int(self, value: int) -> VariableTracker:
         """An int input: a constant (guarded on its value), or, once the ShapePolicy says
@@ -525,8 +528,11 @@ _WRAPPERS: list[
 
 
 def _is_lazy_source(source: Source | None) -> bool:
-    """A global, or a closure cell's contents (of the frame, or of a function it calls):
-    where Dynamo guards a scalar lazily."""
+    """A global, a closure cell's contents (of the frame, or of a function it calls), or
+    an item of a list, tuple or dict (Dynamo wraps each item in a LazyVariableTracker):
+    where Dynamo guards a scalar lazily, so an item the trace never reads is unguarded."""
+    if isinstance(source, GetItemSource):
+        return True
     if isinstance(source, AttrSource):
         return source.member == "cell_contents"
     return isinstance(source, GlobalSource) or (isinstance(source, LocalSource) and source.is_cell)

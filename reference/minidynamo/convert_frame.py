@@ -284,9 +284,9 @@ class ConvertFrame:
         entries = state.entries  # none of which `__call__` found to hold
         if not trace_rules.has_tensor_in_frame(code, frame_locals(code, args, closure), f_globals):
             return None  # as in Dynamo: nothing for a graph in sight, CPython runs it
-        if len(entries) >= config.recompile_limit:
-            return self.past_recompile_limit(code, state, args, f_globals, closure)
-        if entries and recompiles_log.isEnabledFor(logging.DEBUG):
+        # The miss that first hits the limit is logged as a recompile too, as Dynamo logs
+        # the guard failures before it checks the limit; later misses are not.
+        if entries and not state.warned_limit and recompiles_log.isEnabledFor(logging.DEBUG):
             # In cache order, most recently used first, as Dynamo lists them.
             reasons = [e.check_fn.failure_reason(args, f_globals, closure) for e in entries]
             recompiles_log.debug(
@@ -296,6 +296,8 @@ class ConvertFrame:
                 where(code),
                 "\n".join(f"    - {reason}" for reason in reasons),
             )
+        if len(entries) >= config.recompile_limit:
+            return self.past_recompile_limit(code, state, args, f_globals, closure)
         started = time.perf_counter()
         events.frame_started(code)
         try:

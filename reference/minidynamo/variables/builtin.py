@@ -34,7 +34,7 @@ from minidynamo.variables.constant import (
 from minidynamo.variables.descriptors import MethodDescriptorVariable, is_method_descriptor
 from minidynamo.variables.dicts import ConstDictVariable, SetVariable, constant_key
 from minidynamo.variables.exceptions import raise_observed
-from minidynamo.variables.lazy import computed
+from minidynamo.variables.lazy import computed, holds_unrealized
 from minidynamo.variables.lists import (
     BaseListVariable,
     IteratorVariable,
@@ -227,7 +227,14 @@ def call_operator(
         return lazy
     # Folding works on copies: a mutation (`l[0] = 1`), or an item that is itself a
     # mutable object (`nested[0].append(v)`), must reach the container's own items.
-    if fn not in MUTATING_OPERATORS and not (fn in CONTAINER_METHODS and holds_mutable(args[0])):
+    # An item of a tuple argument is taken as its VariableTracker, not folded: folding
+    # would read, and so guard, every item where the trace reads only one.
+    lazy_item = fn is operator.getitem and holds_unrealized(args[0])
+    if (
+        fn not in MUTATING_OPERATORS
+        and not (fn in CONTAINER_METHODS and holds_mutable(args[0]))
+        and not lazy_item
+    ):
         try:
             return fold(fn, [arg.as_python_constant() for arg in args], {})
         except NotConstant:

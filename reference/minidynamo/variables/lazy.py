@@ -72,10 +72,19 @@ class LazyConstantVariable(_LazyValue):
     its value, through `on_realize`."""
 
     def __init__(
-        self, value: object, *, source: Source, guards: GuardSet, on_realize: Callable[[], None]
+        self,
+        value: object,
+        *,
+        source: Source,
+        guards: GuardSet,
+        on_realize: Callable[[], None],
+        computable: bool = True,
     ) -> None:
         super().__init__(value, source=source)
         self._on_realize: Callable[[], None] | None = on_realize
+        # A global's or a cell's value may stay lazy through `computed`; an item of a
+        # container is realized by any operation on it, as Dynamo's LazyVariableTracker.
+        self.computable = computable
         guards.add_type_match(source, value)
 
     @property
@@ -146,6 +155,8 @@ def computed(fn: Callable, args: list[VariableTracker]) -> VariableTracker | Non
         return None
     if not any(isinstance(arg, _LazyValue) and not arg.realized for arg in args):
         return None
+    if any(isinstance(arg, LazyConstantVariable) and not arg.computable for arg in args):
+        return None
     nodes = 1 + sum(arg.nodes for arg in args if isinstance(arg, ComputedLazyConstantVariable))
     if nodes > MAX_NODES:
         return None
@@ -159,6 +170,14 @@ def computed(fn: Callable, args: list[VariableTracker]) -> VariableTracker | Non
     if type(value) not in LAZY_TYPES:
         return None
     return ComputedLazyConstantVariable(op, args, value)  # type: ignore[arg-type]
+
+
+def holds_unrealized(container: VariableTracker) -> bool:
+    """Whether a list or tuple holds a lazy constant whose value is not guarded yet."""
+    items = getattr(container, "items", None)
+    return isinstance(items, list) and any(
+        isinstance(item, _LazyValue) and not item.realized for item in items
+    )
 
 
 def realize_within(value: object, seen: set[int] | None = None) -> None:
