@@ -140,10 +140,8 @@ def _call_op(
     return result.items
 
 
-class CondVariable(VariableTracker):
-    """``torch.cond(pred, true_fn, false_fn, operands)``: both branches traced; a
-    predicate known now (a Python bool, a static size comparison) picks one, which is
-    then inlined (Dynamo does the same, with a warning)."""
+class HigherOrderOpVariable(VariableTracker):
+    """The Python function of a higher-order op (`torch.cond`), called in the trace."""
 
     def __init__(self, value: Any, *, source: Source | None = None) -> None:
         super().__init__(source=source)
@@ -151,6 +149,12 @@ class CondVariable(VariableTracker):
 
     def python_type(self) -> type:
         return type(self.value)
+
+
+class CondVariable(HigherOrderOpVariable):
+    """``torch.cond(pred, true_fn, false_fn, operands)``: both branches traced; a
+    predicate known now (a Python bool, a static size comparison) picks one, which is
+    then inlined (Dynamo does the same, with a warning)."""
 
     def call_function(
         self,
@@ -198,17 +202,10 @@ def _check_same_outputs(true: Subgraph, false: Subgraph) -> None:
         unimplemented("torch.cond: its branches return tensors of different kinds or shapes")
 
 
-class CheckpointVariable(VariableTracker):
+class CheckpointVariable(HigherOrderOpVariable):
     """``torch.utils.checkpoint.checkpoint(fn, *args, use_reentrant=...)``: `fn` traced
     into the body of a ``tag_activation_checkpoint`` node (its activations recomputed
     in the backward pass)."""
-
-    def __init__(self, value: Any, *, source: Source | None = None) -> None:
-        super().__init__(source=source)
-        self.value = value
-
-    def python_type(self) -> type:
-        return type(self.value)
 
     def call_function(
         self,
@@ -232,7 +229,7 @@ class CheckpointVariable(VariableTracker):
         return _restructure(items, body.kind)
 
 
-HIGHER_ORDER_VARIABLES: dict[str, type[VariableTracker]] = {
+HIGHER_ORDER_VARIABLES: dict[str, type[HigherOrderOpVariable]] = {
     "cond": CondVariable,
     "checkpoint": CheckpointVariable,
 }
