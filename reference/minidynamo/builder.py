@@ -468,8 +468,11 @@ class VariableBuilder:
         return FunctoolsPartialVariable(fn, args, kwargs, source=self.source)
 
     def wrap_object(self, value: object) -> VariableTracker:
-        inner = trace_rules.wrapped_by(value)
-        if inner is not None:  # a torch.jit.script function: its Python original
+        # A torch.jit.script/trace function: its Python original (looked up only for
+        # them: wrapped_by reads three attributes statically).
+        script = isinstance(value, torch.jit.ScriptFunction)
+        inner = trace_rules.wrapped_by(value) if script else None
+        if inner is not None:
             return self.child(lambda s: AttrSource(s, inner))(getattr(value, inner))
         if trace_rules.is_lru_cached_user_function(value):
             # As Dynamo: the cache is ignored and the wrapped function traced in the frame
