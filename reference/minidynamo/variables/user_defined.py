@@ -145,8 +145,8 @@ def wrap_class_attribute(
         return VariableBuilder(tx, source)(attr)
     if is_method_descriptor(attr) and isinstance(owner, UserDefinedClassVariable):
         return MethodDescriptorVariable(owner.value, attr.__name__)  # type: ignore[attr-defined]
-    polyfill = owner.method_polyfill(getattr(attr, "__name__", ""))
-    if is_method_descriptor(attr) and polyfill is not None:  # `obj.__reduce_ex__` of object
+    polyfill = owner.method_polyfill(attr.__name__) if is_method_descriptor(attr) else None
+    if polyfill is not None:  # `obj.__reduce_ex__` of object
         return UserMethodVariable(UserFunctionVariable(polyfill), owner)
     getter = _traced_getter(type(attr))
     if getter is not None:  # a user's descriptor: its __get__(obj or None, cls) inlined
