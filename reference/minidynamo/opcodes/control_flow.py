@@ -13,9 +13,9 @@ from minidynamo.exc import unimplemented
 from minidynamo.opcodes import handler
 from minidynamo.opcodes.exceptions import Block
 from minidynamo.variables import ctx_manager
-from minidynamo.variables.builtin import compare_identity
 from minidynamo.variables.constant import ConstantVariable
 from minidynamo.variables.lists import IteratorVariable, iterator_of
+from minidynamo.variables.operators import compare_identity
 
 if TYPE_CHECKING:
     from minidynamo.bytecode import Instruction

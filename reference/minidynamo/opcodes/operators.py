@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 from minidynamo.bytecode.versions import OPCODE_OF_OPERATOR_310
 from minidynamo.opcodes import handler
-from minidynamo.variables.builtin import call_operator
 from minidynamo.variables.lists import SliceVariable
+from minidynamo.variables.operators import call_operator
 from minidynamo.variables.tensor import TensorVariable
 
 if TYPE_CHECKING:

@@ -56,7 +56,7 @@ class UserObjectKey:
 
     def __eq__(self, other: object) -> bool:
         from minidynamo.symbolic_convert import current_tx
-        from minidynamo.variables.builtin import compare_identity_or_equal
+        from minidynamo.variables.operators import compare_identity_or_equal
 
         return compare_identity_or_equal(current_tx(), self.vt, key_variable(other))
 
@@ -331,7 +331,7 @@ class DictViewVariable(VariableTracker):
     ) -> VariableTracker:
         """``k in d.keys()``; ``(k, v) in d.items()``: k is a key whose value is (or
         equals) v; ``v in d.values()``: some value is (or equals) v."""
-        from minidynamo.variables.builtin import compare_identity_or_equal
+        from minidynamo.variables.operators import compare_identity_or_equal
 
         if self.kind == "keys":
             return self.dict_vt.method_contains(tx, key)

@@ -124,7 +124,7 @@ class BaseListVariable(VariableTracker):
     def method_contains(
         self, tx: InstructionTranslatorBase, value: VariableTracker
     ) -> VariableTracker:
-        from minidynamo.variables.builtin import compare_identity_or_equal
+        from minidynamo.variables.operators import compare_identity_or_equal
 
         found = any(compare_identity_or_equal(tx, item, value) for item in self.items)
         return ConstantVariable(found)
@@ -137,8 +137,8 @@ class BaseListVariable(VariableTracker):
     ) -> VariableTracker:
         """Identity first, then ``==``, as `list.index`: a tensor finds itself. `bounds`
         are the optional start and stop of the search."""
-        from minidynamo.variables.builtin import compare_identity_or_equal
         from minidynamo.variables.constant import fold
+        from minidynamo.variables.operators import compare_identity_or_equal
 
         limits = [b.as_python_constant() for b in bounds]
         start, stop = (*limits, None, None)[:2]
@@ -201,7 +201,7 @@ class SizeVariable(TupleVariable):
 
     def method_numel(self, tx: InstructionTranslatorBase) -> VariableTracker:
         """The product of the dims (symbolic where a dim is)."""
-        from minidynamo.variables.builtin import call_operator
+        from minidynamo.variables.operators import call_operator
 
         result: VariableTracker = ConstantVariable(1)
         for item in self.items:

@@ -645,7 +645,7 @@ class UserDefinedObjectVariable(VariableTracker):
     ) -> VariableTracker:
         """``obj == other`` / ``!=`` through the class's own Python ``__eq__`` (``__ne__``
         defaults to its negation); identity where the class keeps object's."""
-        from minidynamo.variables.builtin import call_operator, compare_identity
+        from minidynamo.variables.operators import call_operator, compare_identity
 
         name = "__ne__" if fn is operator.ne else "__eq__"
         own = inspect.getattr_static(type(self.value), name)
