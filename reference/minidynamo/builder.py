@@ -495,7 +495,7 @@ class VariableBuilder:
             and trace_rules.lookup(value) is Rule.CONSTANT_FOLD
         ):  # a cached query (`torch.backends.mps.is_available`)
             self.guard_identity(value)
-            return TorchInGraphFunctionVariable(value, source=self.source)
+            return self.wrap_by_rule(value, Rule.CONSTANT_FOLD)
         if self.guards is not None:
             self.guards.add_type_match(self.source, value)
         return UserDefinedObjectVariable(value, source=self.source)

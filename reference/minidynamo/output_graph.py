@@ -304,10 +304,22 @@ class OutputGraph:
         kwargs: dict[str, VariableTracker] | None = None,
     ) -> VariableTracker:
         """Record ``target(*args, **kwargs)`` in the graph; its VariableTracker."""
-        from minidynamo.builder import wrap_fx_proxy
-
         proxy_args = tuple(arg.as_proxy() for arg in args)
         proxy_kwargs = {key: arg.as_proxy() for key, arg in (kwargs or {}).items()}
+        return self.call_proxies(tx, kind, target, proxy_args, proxy_kwargs)
+
+    def call_proxies(
+        self,
+        tx: InstructionTranslatorBase,
+        kind: str,
+        target: Any,
+        proxy_args: tuple,
+        proxy_kwargs: dict[str, Any],
+    ) -> VariableTracker:
+        """`call` with arguments already in their graph form (proxies, constants, and
+        structures of them: a higher-order op's subgraph and operand tuple)."""
+        from minidynamo.builder import wrap_fx_proxy
+
         filename, lineno, _line = tx.source_location()
         with self.shapes.guards_added_at(f"{filename}:{lineno} in {tx.code.co_name}"):
             example = self.run_fake(kind, target, proxy_args, proxy_kwargs)

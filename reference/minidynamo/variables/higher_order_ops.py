@@ -130,11 +130,7 @@ def _call_op(
     tx: InstructionTranslatorBase, target: Any, args: tuple, kwargs: dict, what: str
 ) -> list[VariableTracker]:
     """Record the op's node; the VariableTrackers of its outputs."""
-    from minidynamo.builder import wrap_fx_proxy
-
-    example = tx.output.run_fake("call_function", target, args, kwargs)
-    proxy = tx.output.create_proxy(tx, "call_function", target, args, kwargs, example=example)
-    result = wrap_fx_proxy(tx, proxy, example)
+    result = tx.output.call_proxies(tx, "call_function", target, args, kwargs)
     if not isinstance(result, (TupleVariable, ListVariable)):
         unimplemented(f"{what} returned {result!r}")
     return result.items

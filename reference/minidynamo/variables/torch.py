@@ -186,7 +186,7 @@ def _assert_condition(
     """The condition an assertion function checks: its first argument, but the second
     of ``torch._check_with(error_type, cond, message)``, and ``i >= 0`` for
     ``torch._check_is_size(i)``."""
-    from minidynamo.variables.builtin import BuiltinVariable
+    from minidynamo.variables.operators import call_operator
 
     if fn is torch._check_with:
         return args[1] if len(args) > 1 else kwargs.get("cond")
@@ -194,7 +194,7 @@ def _assert_condition(
         size = args[0] if args else kwargs.get("i")
         if size is None or len(args) > 1 or "max" in kwargs:
             return None  # with an upper bound: not modelled
-        return BuiltinVariable(operator.ge).call_function(tx, [size, ConstantVariable(0)], {})
+        return call_operator(tx, operator.ge, [size, ConstantVariable(0)])
     return args[0] if args else kwargs.get("cond", kwargs.get("condition"))
 
 

@@ -94,10 +94,8 @@ def user_slot(cls: type, name: str) -> types.FunctionType | None:
 def _traced_getter(cls: type) -> types.FunctionType | None:
     """A descriptor class's Python ``__get__`` that the trace can follow: user code's, or
     a traced library module's (`lazy_property` of torch.distributions); None otherwise."""
-    from minidynamo.trace_rules import Rule, lookup
-
     fn = inspect.getattr_static(cls, "__get__", None)
-    if isinstance(fn, types.FunctionType) and lookup(fn) is Rule.INLINE:
+    if isinstance(fn, types.FunctionType) and trace_rules.lookup(fn) is trace_rules.Rule.INLINE:
         return fn
     return None
 
