@@ -600,3 +600,12 @@ def namedtuple_make_new_and_replace(x):
     r = tuple.__new__(Span, (x, 4))
     s = Span._replace(r, a=5)
     return p.a * q.b, r, s, type(r).__name__
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def namedtuple_fields_of_an_instance(x):
+    """`p._fields` and `__match_args__`, read on an instance, are the class's field names:
+    constants, as `dict(zip(p._fields, p))` in model code."""
+    p = Pair("k", 2)
+    named = dict(zip(p._fields, p, strict=True))
+    return x * named["value"], p._fields, Span(1, 2).__match_args__

@@ -241,6 +241,10 @@ class SizeVariable(TupleVariable):
         codegen.call(1)
 
 
+# The field names namedtuple() sets on the class it makes (tuples of str).
+NAMEDTUPLE_CLASS_DATA = frozenset({"_fields", "__match_args__"})
+
+
 class NamedTupleVariable(TupleVariable):
     """A namedtuple, or a structseq result of a torch op (`x.max(dim=0)` with
     `.values`/`.indices`)."""
@@ -262,6 +266,9 @@ class NamedTupleVariable(TupleVariable):
         fields = getattr(self.tuple_cls, "_fields", None) or self.tuple_cls.__match_args__
         if name in fields:
             return self.items[list(fields).index(name)]
+        if name in NAMEDTUPLE_CLASS_DATA and is_namedtuple(self.tuple_cls):
+            # What namedtuple() writes on the class once: fixed with the class's type.
+            return ConstantVariable.create(getattr(self.tuple_cls, name))
         own = self.own_attribute(name)
         if own is not None:
             from minidynamo.variables.user_defined import wrap_class_attribute
