@@ -180,3 +180,16 @@ def pow_builtin_constants(x):
 @case(tags=["builtins"], calls=[Call(T(3))], expect=one_graph("mul"))
 def ord_chr_constants(x):
     return x * (ord("b") - ord(chr(97)))
+
+
+@case(
+    tags=["builtins", "fullgraph"],
+    calls=[Call(T(3))],
+    options={"fullgraph": True},
+    expect=one_graph("mul", "add"),
+)
+def builtin_alternate_constructors(x):
+    """`int.from_bytes` and `float.fromhex` of constants fold while tracing, as the
+    builtins they are."""
+    n = int.from_bytes(b"\x02\x00", "little")
+    return x * n + float.fromhex("0x1p-1")

@@ -65,6 +65,8 @@ PURE_BUILTINS = frozenset(
      operator.is_not, operator.getitem}
     | ARITHMETIC_OPERATORS
     | {value for value in vars(math).values() if callable(value)}
+    # Alternate constructors of immutable builtin types (read as `int.from_bytes`).
+    | {int.from_bytes, float.fromhex, bytes.fromhex, str.maketrans, bytes.maketrans}
 )  # fmt: skip
 
 
@@ -104,8 +106,10 @@ class BuiltinVariable(VariableTracker):
         if is_method_descriptor(inspect.getattr_static(self.fn, name, None)):
             return MethodDescriptorVariable(self.fn, name)
         attr = getattr(self.fn, name, None)  # a builtin class's own attribute: no user code
-        if isinstance(attr, types.BuiltinFunctionType) and attr in BUILTIN_HANDLERS:
-            return BuiltinVariable(attr)  # `tuple.__new__`, `object.__new__`
+        if isinstance(attr, types.BuiltinFunctionType) and (
+            attr in BUILTIN_HANDLERS or attr in PURE_BUILTINS
+        ):
+            return BuiltinVariable(attr)  # `tuple.__new__`, `object.__new__`, `int.from_bytes`
         return super().var_getattr(tx, name)
 
     def call_function(
