@@ -81,6 +81,7 @@ class TensorSnapshot:
 
     value: torch.Tensor
     requires_grad: bool
+    grad: TensorSnapshot | None  # `.grad`: what backward() or `p.grad = ...` left there
 
 
 @dataclasses.dataclass(frozen=True)
@@ -104,7 +105,8 @@ def snapshot(value: Any, _seen: dict[int, Any] | None = None) -> Any:
     if id(value) in seen:
         return seen[id(value)]
     if isinstance(value, torch.Tensor):
-        return TensorSnapshot(value.detach().clone(), value.requires_grad)
+        grad = None if value.grad is None else snapshot(value.grad, seen)
+        return TensorSnapshot(value.detach().clone(), value.requires_grad, grad)
     if isinstance(value, np.ndarray):
         return ArraySnapshot(value.copy())
     if isinstance(value, (list, tuple, set, frozenset)):
@@ -170,6 +172,13 @@ def _tensor_differences(expected: TensorSnapshot, actual: TensorSnapshot, where:
         return [f"{where}: tensor {e.dtype}{list(e.shape)} != {a.dtype}{list(a.shape)}"]
     if expected.requires_grad != actual.requires_grad:
         return [f"{where}: requires_grad {expected.requires_grad} != {actual.requires_grad}"]
+    if (expected.grad is None) != (actual.grad is None):
+        kinds = ["None" if grad is None else "a tensor" for grad in (expected.grad, actual.grad)]
+        return [f"{where}.grad: {kinds[0]} != {kinds[1]}"]
+    if expected.grad is not None:
+        found = differences(expected.grad, actual.grad, f"{where}.grad")
+        if found:
+            return found
     try:
         torch.testing.assert_close(a, e, equal_nan=True)
     except AssertionError as error:

@@ -9,7 +9,7 @@ that needs gradient values returns them (`x.grad`, the result of `autograd.grad`
 
 import torch
 
-from conformance.spec import Break, Call, Expect, T, case, one_graph
+from conformance.spec import Break, Call, Expect, Make, T, case, one_graph
 
 FULLGRAPH = {"fullgraph": True}
 TAGS = ["autograd", "fullgraph"]
@@ -334,3 +334,29 @@ def custom_function_marks_input_dirty(x):
     output is that tensor (Dynamo 2.14 breaks at `ctx.mark_dirty` outside its grad path)."""
     y = AddInPlace.apply(x)
     return y * 2, y is x
+
+
+def _with_grad(*shape):
+    """A leaf tensor whose `.grad` a backward() filled."""
+    t = torch.randn(*shape, requires_grad=True)
+    (t * t).sum().backward()
+    return t
+
+
+@case(
+    tags=["autograd", "side-effects", "dynamo-divergence"],
+    calls=[Call([Make(_with_grad, 3), Make(_with_grad, 2)])],
+    expect=one_graph(
+        "torch._C._set_grad_enabled", "mul", "isub", "mul", "isub", "torch._C._set_grad_enabled"
+    ),
+)
+def sgd_step_sets_grad_to_none(params):
+    """A hand-written SGD step: `p -= lr * p.grad` in place under `no_grad`, then
+    `p.grad = None` (an in-place op's result is its input: the same tensor's `.grad`),
+    replayed on the caller's tensors after the graph."""
+    with torch.no_grad():
+        for p in params:
+            p -= 0.1 * p.grad
+            p.grad = None
+    return [p.grad is None for p in params]
+

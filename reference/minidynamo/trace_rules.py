@@ -216,6 +216,7 @@ INLINE_MODULES: tuple[str, ...] = (
     "minidynamo.polyfills",
     "torch.distributions",
     "torch.nn.modules",
+    "torch.nn.utils",
     "torch.utils._contextlib",  # the wrapper of a function decorated with `@torch.no_grad()`
     "torch.utils._pytree",
 )

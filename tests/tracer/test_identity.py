@@ -68,3 +68,42 @@ def test_returned_object_is_the_stored_one(fn):
     else:
         assert eager_stored is eager
         assert stored is compiled
+
+
+def _leaf_with_grad():
+    t = torch.randn(3, requires_grad=True)
+    (t * t).sum().backward()
+    return t
+
+
+def grad_of_inplace_result(x):
+    with torch.no_grad():
+        y = x.mul_(2)
+    return y.grad + 1
+
+
+def test_inplace_result_has_its_inputs_grad():
+    """`y = x.mul_(2)` is `x`: `y.grad` is `x.grad`, not None as for a new tensor."""
+    x = _leaf_with_grad()
+    expected = x.grad + 1
+    out = minidynamo.compile(grad_of_inplace_result, fullgraph=True)(x)
+    torch.testing.assert_close(out, expected)
+
+
+def rest_of_an_iterator_after_a_break(x):
+    it = iter([x, x + 1, x + 2])
+    first = next(it)
+    print("break")
+    return first, list(it)
+
+
+def test_list_iterator_rebuilt_at_a_break():
+    """An iterator the trace made, half consumed at a graph break: the code after the
+    break goes on with the items not yet taken."""
+    x = torch.randn(3)
+    with contextlib.redirect_stdout(io.StringIO()):
+        first, rest = minidynamo.compile(rest_of_an_iterator_after_a_break)(x)
+    assert convert_frame.counters["frames_failed"] == 0
+    torch.testing.assert_close(first, x)
+    assert len(rest) == 2
+    torch.testing.assert_close(rest[1], x + 2)

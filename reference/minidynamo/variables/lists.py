@@ -466,6 +466,18 @@ class ListIteratorVariable(IteratorVariable):
         rest, self.index = self.items[self.index :], len(self.items)
         return rest
 
+    def python_type(self) -> type:
+        return type(iter([]))
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        """``iter([...])`` of the items not yet taken: what the code after a graph break
+        goes on consuming (``m.parameters()`` passed on to a library function)."""
+        codegen.load_callable(iter)
+        for item in self.items[self.index :]:
+            codegen(item)
+        codegen.build(list, len(self.items) - self.index)
+        codegen.call(1)
+
 
 class SliceVariable(VariableTracker):
     """A slice with a symbolic bound, ``x[: x.shape[0] // 2]``: indexing a tensor with it

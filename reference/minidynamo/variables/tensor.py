@@ -188,10 +188,14 @@ class TensorVariable(VariableTracker):
         fills ``.grad``, and it breaks the graph."""
         from minidynamo.builder import VariableBuilder
 
-        if self.source is None:
+        owner = self.input_tensor(tx)
+        stored = None if owner is None else tx.output.side_effects.load_attr(owner, "grad")
+        if stored is not None:  # `p.grad = None` earlier in the trace
+            return stored
+        if owner is None:
             return ConstantVariable(None)
-        value = self.proxy.node.meta["grapharg"].example  # the real input tensor
-        return VariableBuilder(tx, AttrSource(self.source, "grad"))(value.grad)
+        value = owner.proxy.node.meta["grapharg"].example  # the real input tensor
+        return VariableBuilder(tx, AttrSource(owner.source, "grad"))(value.grad)
 
     # The tensor as a Python object: attributes of its own, set before or during the call.
 
@@ -223,10 +227,37 @@ class TensorVariable(VariableTracker):
         return present
 
     def store_attr(self, tx: InstructionTranslatorBase, name: str, value: VariableTracker) -> None:
-        """``t.name = value`` of a new attribute on an input: replayed after the graph."""
+        """``t.name = value`` of a new attribute on an input, or ``p.grad = None`` (or a
+        tensor like ``p``) on an input: replayed after the graph."""
+        if name == "grad":
+            owner = self.input_tensor(tx)
+            if owner is not None and self._fits_as_grad(value):
+                tx.output.side_effects.store_attr(owner, name, value)
+                return
         if hasattr(torch.Tensor, name):
             unimplemented(f"assignment to the tensor attribute {name!r}")
         tx.output.side_effects.store_attr(self, name, value)
+
+    def input_tensor(self, tx: InstructionTranslatorBase) -> TensorVariable | None:
+        """The graph input this tensor is: itself, or the input an in-place op returned
+        (``p -= lr * p.grad``: one FakeTensor, one tensor object); None for a new one."""
+        if self.source is not None:
+            return self
+        for arg in tx.output.graphargs:
+            if arg.proxy.node.meta.get("example_value") is self.example_value:
+                owner = tx.output.input_by_id.get(id(arg.example))
+                return owner if isinstance(owner, TensorVariable) else None
+        return None
+
+    def _fits_as_grad(self, value: VariableTracker) -> bool:
+        """None, or a tensor of this tensor's size, dtype and device: what the setter of
+        ``.grad`` accepts (anything else raises there, in eager)."""
+        if value.is_python_constant():
+            return value.as_python_constant() is None
+        if not isinstance(value, TensorVariable):
+            return False
+        mine, theirs = self.example_value, value.example_value
+        return (mine.shape, mine.dtype, mine.device) == (theirs.shape, theirs.dtype, theirs.device)
 
     def call_method(
         self,
