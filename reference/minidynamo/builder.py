@@ -30,7 +30,9 @@ from minidynamo.source import (
     GlobalSource,
     LocalSource,
     NumpyTensorSource,
+    TupleIteratorGetItemSource,
     placeholder_name,
+    tuple_iterator_items,
 )
 from minidynamo.trace_rules import Rule, is_namedtuple
 from minidynamo.variables.base import VariableTracker
@@ -65,6 +67,7 @@ from minidynamo.variables.functions import (
 from minidynamo.variables.higher_order_ops import HIGHER_ORDER_VARIABLES
 from minidynamo.variables.lazy import LAZY_TYPES, LazyConstantVariable
 from minidynamo.variables.lists import (
+    ListIteratorVariable,
     ListVariable,
     NamedTupleVariable,
     SizeVariable,
@@ -306,6 +309,16 @@ class VariableBuilder:
         cls = TupleVariable if type(value) is tuple else ListVariable
         return cls(items, source=self.source)
 
+    def wrap_tuple_iterator(self, value: Any) -> VariableTracker:
+        """``iter(t)``: its items left, each read without taking it."""
+        if self.guards is not None:
+            self.guards.add_tuple_iterator_length(self.source, value)
+        items = [
+            self.child(lambda s, i=i: TupleIteratorGetItemSource(s, i))(item)
+            for i, item in enumerate(tuple_iterator_items(value))
+        ]
+        return ListIteratorVariable(items, source=self.source)
+
     def wrap_namedtuple(self, value: tuple) -> VariableTracker:
         """A namedtuple: its class is guarded (and so its length), each field read by
         its name (``L['p'].left``, as Dynamo)."""
@@ -517,6 +530,7 @@ _WRAPPERS: list[
     (np.ndarray, VariableBuilder.wrap_ndarray),
     (torch.Size, VariableBuilder.wrap_size),
     ((tuple, list), VariableBuilder.wrap_sequence),
+    (type(iter(())), VariableBuilder.wrap_tuple_iterator),
     ((dict, types.MappingProxyType), VariableBuilder.wrap_dict),
     ((set, frozenset), VariableBuilder.wrap_set),
     (torch.nn.Module, VariableBuilder.wrap_module),
