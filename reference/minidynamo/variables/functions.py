@@ -29,7 +29,7 @@ from minidynamo.bytecode import (
     create_make_function,
     create_swap,
 )
-from minidynamo.exc import ObservedException, unimplemented
+from minidynamo.exc import ObservedException, Unsupported, unimplemented
 from minidynamo.output_graph import is_inplace, target_name
 from minidynamo.side_effects import DELETED
 from minidynamo.source import AttrSource, GetItemSource, GlobalSource
@@ -186,11 +186,14 @@ class GeneratorVariable(IteratorVariable):
         older = {_storage(node) for node in before} - {None}
         for node in output.graph.nodes:
             if node not in before and is_inplace(node) and _storage(node.args[0]) in older:
-                unimplemented(
+                error = Unsupported(
                     "a generator run to its end at a graph break changes a tensor in place "
                     f"({target_name(node.target)})",
                     gb.GENERATOR_REBUILT_WITH_SIDE_EFFECTS,
                 )
+                file, line, text = node.meta["source_location"]
+                error.user_stack.append((file, line, self.tx.code.co_name, text))
+                raise error
         return items
 
     def next_variable(self) -> VariableTracker | None:
