@@ -396,3 +396,17 @@ def generator_changing_tensor_in_place_alive_at_break(x):
     a = next(g)
     print("x is", x)
     return a + next(g)
+
+
+def row_sums(x):
+    for row in x:
+        yield row.sum()
+
+
+@case(tags=["generators", "builtins", "fullgraph"], calls=[Call(T(4, 3))], options=FULLGRAPH,
+      expect=one_graph("getitem", "getitem", "getitem", "getitem", ".sum", ".sum", ".sum",
+                       ".sum", "torch.maximum", "torch.maximum", "torch.maximum"))  # fmt: skip
+def max_of_generator_of_scalar_tensors(x):
+    """``max`` of one-element tensors, as Dynamo records it: ``torch.maximum`` pairwise
+    from the left, where CPython compares them (the largest value either way)."""
+    return max(row_sums(x))
