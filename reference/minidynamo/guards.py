@@ -182,6 +182,16 @@ class GuardSet:
             TYPE,
         )
 
+    def retype(self, source: Source, value: object) -> None:
+        """`value` changed its class while traced (a lazy module became its
+        `cls_to_become`): its type guard names the class it has now."""
+        prefix = f"___check_type_id({source.name}, "
+        stale = [text for text in self.guards if text.startswith(prefix)]
+        for text in stale:
+            del self.guards[text]
+        if stale:
+            self.add_type_match(source, value)
+
     def add_constant_match(self, source: Source, value: object) -> None:
         """Specialize on a constant: its type, and its value (seed: `L['b'] == 'Hello'`)."""
         if value is None:
