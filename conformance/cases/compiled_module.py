@@ -412,3 +412,21 @@ def compiled_module_forward_patched_later():
     next call runs the new forward, as the module itself would (before: the class's
     forward ran again, a wrong result)."""
     return build_triple()
+
+
+class LazyHead(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.LazyLinear(2)
+
+    def forward(self, x):
+        return self.proj(x).relu()
+
+
+@case(tags=["compiled-module", "nn-module"], calls=[Call(T(3, 5)), Call(T(3, 5))], factory=True,
+      expect=Expect(frames=1, graphs=1, ops=[["torch._C._nn.linear", ".relu"]]))  # fmt: skip
+def compiled_module_with_lazy_linear():
+    """A LazyLinear's parameters are made when the trace meets its first call, from the
+    argument's shape, as its own first call would make them; it is a Linear from then on
+    (its type guard names Linear), so the second call hits the cache."""
+    return LazyHead()

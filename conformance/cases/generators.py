@@ -4,7 +4,7 @@ generator consumed while the list it reads grows (`list.extend` takes its items 
 """
 
 
-from conformance.spec import Call, Expect, T, case, one_graph
+from conformance.spec import Break, Call, Expect, T, case, one_graph
 
 FULLGRAPH = {"fullgraph": True}
 
@@ -335,3 +335,78 @@ def islice_leaves_shared_iterator_rest(ts):
     a, b = itertools.islice(it, 1, 3)
     c, d = it
     return a + b, c + d
+
+
+def three_steps(x):
+    yield x + 1
+    yield x * 2
+    yield x - 3
+
+
+@case(tags=["generators", "graph-breaks"], calls=[Call(T(3))],
+      expect=Expect(frames=2, graphs=2, ops=[["add", "mul", "sub"], ["add", "add"]],
+                    breaks=[Break("GB0059", 'print("between")')],
+                    guards=[[], ["___tuple_iterator_len(L['g']) == 2"]]))  # fmt: skip
+def generator_alive_at_break_is_rebuilt(x):
+    """A generator alive at a graph break runs to its end in the first graph (its two
+    last items are computed there) and is passed on as ``iter((mul, sub))``: the
+    resume function takes its items from that tuple iterator, guarded on its length."""
+    g = three_steps(x)
+    a = next(g)
+    print("between")
+    b = next(g)
+    return a + b + next(g)
+
+
+STEPS_LOG = []
+
+
+def logging_steps(x):
+    STEPS_LOG.append("first")
+    yield x + 1
+    STEPS_LOG.append("second")
+    yield x * 2
+
+
+@case(tags=["generators", "graph-breaks", "side-effects"], calls=[Call(T(3))],
+      expect=Expect(frames=0, graphs=0))  # fmt: skip
+def generator_with_side_effect_alive_at_break_runs_eagerly(x):
+    """The generator would have to run ahead of the print to be rebuilt, and it appends
+    to a global list as it goes: the frame runs eagerly instead (Dynamo's "Generator
+    reconstruction with mutations"), so the list gets "first" and "second" once each,
+    in order."""
+    g = logging_steps(x)
+    a = next(g)
+    print("between", STEPS_LOG)
+    return a + next(g)
+
+
+def bumping(x):
+    yield x.clone()
+    x.add_(1)
+    yield x.clone()
+
+
+@case(tags=["generators", "graph-breaks", "dynamo-divergence"], calls=[Call(T(3))],
+      expect=Expect(frames=0, graphs=0))  # fmt: skip
+def generator_changing_tensor_in_place_alive_at_break(x):
+    """Run ahead of the print, the generator would add 1 to x before the print shows x:
+    the frame runs eagerly instead, and the print shows x unchanged."""
+    g = bumping(x)
+    a = next(g)
+    print("x is", x)
+    return a + next(g)
+
+
+def row_sums(x):
+    for row in x:
+        yield row.sum()
+
+
+@case(tags=["generators", "builtins", "fullgraph"], calls=[Call(T(4, 3))], options=FULLGRAPH,
+      expect=one_graph("getitem", "getitem", "getitem", "getitem", ".sum", ".sum", ".sum",
+                       ".sum", "torch.maximum", "torch.maximum", "torch.maximum"))  # fmt: skip
+def max_of_generator_of_scalar_tensors(x):
+    """``max`` of one-element tensors, as Dynamo records it: ``torch.maximum`` pairwise
+    from the left, where CPython compares them (the largest value either way)."""
+    return max(row_sums(x))

@@ -30,7 +30,9 @@ from minidynamo.source import (
     GlobalSource,
     LocalSource,
     NumpyTensorSource,
+    TupleIteratorGetItemSource,
     placeholder_name,
+    tuple_iterator_items,
 )
 from minidynamo.trace_rules import Rule, is_namedtuple
 from minidynamo.variables.base import VariableTracker
@@ -65,6 +67,7 @@ from minidynamo.variables.functions import (
 from minidynamo.variables.higher_order_ops import HIGHER_ORDER_VARIABLES
 from minidynamo.variables.lazy import LAZY_TYPES, LazyConstantVariable
 from minidynamo.variables.lists import (
+    ListIteratorVariable,
     ListVariable,
     NamedTupleVariable,
     SizeVariable,
@@ -127,7 +130,7 @@ class VariableBuilder:
     def __call__(self, value: object) -> VariableTracker:
         if is_constant_value(value) and not isinstance(value, (tuple, list)):
             return self.wrap_constant(value)
-        if type(value) in (list, dict, collections.OrderedDict, set) and self.guards is not None:
+        if type(value) in _MUTABLE_TYPES and self.guards is not None:
             return self.wrap_mutable(value)
         if trace_rules.is_numpy_callable(value):
             self.guard_identity(value)
@@ -137,9 +140,9 @@ class VariableBuilder:
                 return wrapper(self, value)
         return self.wrap_object(value)
 
-    def wrap_mutable(self, value: list | dict | set) -> VariableTracker:
-        """A list, dict or set reached twice (`alias = out`) is one VariableTracker, so
-        a mutation through one name is seen through the other."""
+    def wrap_mutable(self, value: object) -> VariableTracker:
+        """A list, dict, set or iterator reached twice (`alias = out`) is one
+        VariableTracker, so a mutation through one name is seen through the other."""
         output = self.tx.output
         seen = output.input_by_id.get(id(value))
         if seen is not None:
@@ -305,6 +308,16 @@ class VariableBuilder:
         ]
         cls = TupleVariable if type(value) is tuple else ListVariable
         return cls(items, source=self.source)
+
+    def wrap_tuple_iterator(self, value: Any) -> VariableTracker:
+        """``iter(t)``: its items left, each read without taking it."""
+        if self.guards is not None:
+            self.guards.add_tuple_iterator_length(self.source, value)
+        items = [
+            self.child(lambda s, i=i: TupleIteratorGetItemSource(s, i))(item)
+            for i, item in enumerate(tuple_iterator_items(value))
+        ]
+        return ListIteratorVariable(items, source=self.source)
 
     def wrap_namedtuple(self, value: tuple) -> VariableTracker:
         """A namedtuple: its class is guarded (and so its length), each field read by
@@ -508,6 +521,9 @@ def _dict_value_source(base: Source, key: object, index: int) -> Source:
     return DictValueSource(base, index)
 
 
+_TUPLE_ITERATOR = type(iter(()))
+_MUTABLE_TYPES = (list, dict, collections.OrderedDict, set, _TUPLE_ITERATOR)
+
 # First match wins: order matters where classes overlap (Parameter is a Tensor,
 # torch.Size is a tuple).
 _WRAPPERS: list[
@@ -517,6 +533,7 @@ _WRAPPERS: list[
     (np.ndarray, VariableBuilder.wrap_ndarray),
     (torch.Size, VariableBuilder.wrap_size),
     ((tuple, list), VariableBuilder.wrap_sequence),
+    (_TUPLE_ITERATOR, VariableBuilder.wrap_tuple_iterator),
     ((dict, types.MappingProxyType), VariableBuilder.wrap_dict),
     ((set, frozenset), VariableBuilder.wrap_set),
     (torch.nn.Module, VariableBuilder.wrap_module),

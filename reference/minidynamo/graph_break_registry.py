@@ -229,6 +229,16 @@ _TYPES = [
         "torch.library.custom_op and its register_fake).",
         "GB0090",
     ),
+    GraphBreakType(
+        "GB0043",
+        "generator rebuilt with side effects",
+        "A generator alive at a graph break is run to its end in the graph before the "
+        "break and rebuilt as an iterator over the items it had left; running it early "
+        "must change nothing (a list, a global, an attribute, a tensor in place), nor "
+        "raise, so the frame runs in CPython instead.",
+        "Consume the generator before the graph break, or remove its side effects.",
+        "GB8335",
+    ),
 ]
 
 REGISTRY: dict[str, GraphBreakType] = {gb.gb_id: gb for gb in _TYPES}
@@ -260,3 +270,4 @@ REQUIRES_GRAD_LEAKED = "GB0024"
 MODULE_BACKWARD_HOOKS = "GB0025"
 HIGHER_ORDER_SIDE_EFFECT = "GB0042"
 NO_FAKE_KERNEL = "GB0030"
+GENERATOR_REBUILT_WITH_SIDE_EFFECTS = "GB0043"

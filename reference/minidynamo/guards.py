@@ -27,7 +27,13 @@ from torch._guards import ChainedSource, Source
 from minidynamo import shapes
 from minidynamo.eval_frame import param_count
 from minidynamo.shapes import DYNAMIC_DIMS, marked_dims, tensor_guard_sizes
-from minidynamo.source import GlobalSource, LocalSource, NumpyTensorSource
+from minidynamo.source import (
+    GlobalSource,
+    LocalSource,
+    NumpyTensorSource,
+    tuple_iterator_getitem,
+    tuple_iterator_len,
+)
 
 # The order a check function evaluates guards in: type and identity checks (cheap, and
 # they make the later reads safe), then values, then the tensors (one C call), then the
@@ -131,7 +137,11 @@ class GuardSet:
     def __init__(self) -> None:
         self.guards: dict[str, Guard] = {}
         # `___from_numpy(L['a'])`: the tensor view of an ndarray input (NumpyTensorSource).
-        self.namespace: dict[str, Any] = {"___from_numpy": torch.from_numpy}
+        self.namespace: dict[str, Any] = {
+            "___from_numpy": torch.from_numpy,
+            "___tuple_iterator_len": tuple_iterator_len,
+            "___tuple_iterator_getitem": tuple_iterator_getitem,
+        }
         # The sources of tensor inputs, parameters aside, for `add_no_aliasing`.
         self.tensor_sources: dict[str, Source] = {}
         # Every source a guard reads, by name: the check function reads each once.
@@ -172,6 +182,16 @@ class GuardSet:
             TYPE,
         )
 
+    def retype(self, source: Source, value: object) -> None:
+        """`value` changed its class while traced (a lazy module became its
+        `cls_to_become`): its type guard names the class it has now."""
+        prefix = f"___check_type_id({source.name}, "
+        stale = [text for text in self.guards if text.startswith(prefix)]
+        for text in stale:
+            del self.guards[text]
+        if stale:
+            self.add_type_match(source, value)
+
     def add_constant_match(self, source: Source, value: object) -> None:
         """Specialize on a constant: its type, and its value (seed: `L['b'] == 'Hello'`)."""
         if value is None:
@@ -207,6 +227,11 @@ class GuardSet:
         self.add_type_match(source, value)
         n = len(value)  # type: ignore[arg-type]
         self._add(source, f"len({source.name}) == {n}", f"len({source.name}) == {n}")
+
+    def add_tuple_iterator_length(self, source: Source, value: object) -> None:
+        self.add_type_match(source, value)
+        text = f"___tuple_iterator_len({source.name}) == {tuple_iterator_len(value)}"
+        self._add(source, text, text)
 
     def add_dict_keys(self, source: Source, value: dict) -> None:
         self.add_type_match(source, value)

@@ -281,7 +281,7 @@ class OutputGraph:
                     return getattr(args[0], target)(*args[1:], **kwargs)
                 return target(*args, **kwargs)
         except DynamicOutputShapeException:
-            reason = f"{_name(target)}: its output shape depends on the data"
+            reason = f"{target_name(target)}: its output shape depends on the data"
             unimplemented(reason, gb.DYNAMIC_SHAPE)
         except UnsupportedOperatorException as e:
             reason = f"operator {e.func} has no fake kernel (not PT2 compliant)"
@@ -293,7 +293,7 @@ class OutputGraph:
                 from minidynamo.variables.exceptions import raise_observed
 
                 raise_observed(RuntimeError, str(e))
-            unimplemented(f"{_name(target)} raised {type(e).__name__} on example values: {e}")
+            unimplemented(f"{target_name(target)} raised {type(e).__name__} on example values: {e}")
 
     def call(
         self,
@@ -663,6 +663,16 @@ class SubgraphTracer:
         return [outer for _inner, outer in self.lifted.values()]
 
 
+def is_inplace(node: torch.fx.Node) -> bool:
+    """A call that changes its first argument (``add_``, ``+=``, ``t[i] = v``)."""
+    if not node.op.startswith("call_") or not node.args:
+        return False
+    name = target_name(node.target)
+    return name in torch.fx.graph.inplace_methods or (
+        name.endswith("_") and not name.startswith("_")
+    )
+
+
 def _check_no_escape(graph: torch.fx.Graph, values: Any) -> None:
     """A value computed inside a higher-order op's function is only seen through the op's
     outputs; one that reached the enclosing graph otherwise (stored in a list the
@@ -682,5 +692,6 @@ def _example_value(value: Any) -> Any:
     return value.node.meta["example_value"] if isinstance(value, torch.fx.Proxy) else value
 
 
-def _name(target: Any) -> str:
+def target_name(target: Any) -> str:
+    """What a node calls, by name (`add_`, `sin`)."""
     return target if isinstance(target, str) else getattr(target, "__name__", str(target))

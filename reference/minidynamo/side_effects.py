@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from minidynamo import graph_break_registry as gb
-from minidynamo.bytecode import create_instruction
+from minidynamo.bytecode import add_push_null, create_instruction
 from minidynamo.exc import unimplemented
 from minidynamo.source import AttrSource, LocalSource
 
@@ -56,10 +56,17 @@ class SideEffects:
         # While a higher-order op's function is traced: the first serial of the values
         # it creates; it may change only those (as Dynamo).
         self.speculation_start: int | None = None
+        # While a generator alive at a graph break is run to its end: it may change nothing.
+        self.frozen = False
 
     def note_mutation(self, vt: VariableTracker | None) -> None:
         """`vt` (None: a global) is about to change. An object with a source existed
         before the trace, even if the function read it first."""
+        if self.frozen:
+            unimplemented(
+                f"a generator run to its end at a graph break changes {vt!r}",
+                gb.GENERATOR_REBUILT_WITH_SIDE_EFFECTS,
+            )
         if self.speculation_start is not None and (
             vt is None
             or vt.source is not None
@@ -88,6 +95,11 @@ class SideEffects:
         """The changed list, dict or set read from `source_name`, to read it again."""
         entry = self.pending.get(("contents", source_name))
         return None if entry is None else entry[1]
+
+    def advance_iterator(self, vt: VariableTracker) -> None:
+        """An iterator of the frame's inputs gave items: the real one gives them too."""
+        self.note_mutation(vt)
+        self.pending.setdefault(("iterator", vt.source.name), ("iterator", vt, None))
 
     # Attributes.
 
@@ -215,6 +227,19 @@ class SideEffects:
             [lambda: vt.reconstruct_contents(codegen), lambda: source.reconstruct(codegen)],
             replace_items if vt.python_type() is list else clear_and_update,
         )
+
+    def _replay_iterator(self, codegen: PyCodegen, vt: VariableTracker, _: object) -> Replay:
+        """``next(it)`` once per item the trace took."""
+
+        def take_items(target: Emit) -> None:
+            for _ in range(vt.index):  # type: ignore[attr-defined]
+                codegen.load_builtin(next)
+                codegen.instructions[-1:] = add_push_null(codegen.instructions[-1:])
+                target()
+                codegen.call(1)
+                codegen.extend([create_instruction("POP_TOP")])
+
+        return Replay([lambda: vt.source.reconstruct(codegen)], take_items)
 
     def _replay_attr(self, codegen: PyCodegen, obj: VariableTracker, name: str) -> Replay:
         value = self.attr_values[(self._owner(obj), name)]

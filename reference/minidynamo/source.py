@@ -137,6 +137,38 @@ class NumpyTensorSource(ChainedSource):
         codegen.call(1)
 
 
+def tuple_iterator_items(it: Any) -> tuple:
+    """The items a tuple iterator has left (read through its pickling state)."""
+    _, (items, *_), *start = it.__reduce__()
+    return items[start[0] if start else 0 :]
+
+
+def tuple_iterator_len(it: Any) -> int:
+    return len(tuple_iterator_items(it))
+
+
+def tuple_iterator_getitem(it: Any, index: int) -> Any:
+    return tuple_iterator_items(it)[index]
+
+
+@dataclasses.dataclass(frozen=True)
+class TupleIteratorGetItemSource(ChainedSource):
+    """``___tuple_iterator_getitem(base, index)``: the item a tuple iterator gives
+    `index` items from now, not taking it (as Dynamo's)."""
+
+    index: int
+
+    @property
+    def _name_template(self) -> str:
+        return f"___tuple_iterator_getitem({{0}}, {self.index})"
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        codegen.load_installed("___tuple_iterator_getitem", tuple_iterator_getitem, push_null=True)
+        self.base.reconstruct(codegen)
+        codegen.load_const(self.index)
+        codegen.call(2)
+
+
 def _as_float64_tensor(value: float) -> torch.Tensor:
     return torch.tensor(value, dtype=torch.float64)
 

@@ -118,6 +118,12 @@ class BuiltinVariable(VariableTracker):
         args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
+        if self.fn in _TENSOR_EXTREMES and not kwargs:
+            items = _extreme_candidates(tx, args)
+            if _all_scalar_tensors(items):
+                return _tensor_extreme(tx, self.fn, items)
+            if len(args) == 1:  # the iterable is consumed: the polyfill takes its items
+                args = [TupleVariable(items)]
         polyfill = trace_rules.FALLBACK_POLYFILLS.get(self.fn)
         # `max(s0, 3)` of symbolic sizes is a graph node (its handler), not a polyfill.
         symbolic = not kwargs and is_symbolic_arithmetic(args)
@@ -649,6 +655,41 @@ def _fold_over_constants(fn: Callable) -> Callable[..., VariableTracker]:
         return fold_builtin(fn, list(args), kwargs)
 
     return handler
+
+
+_TENSOR_EXTREMES: dict[Callable, Callable] = {max: torch.maximum, min: torch.minimum}
+
+
+def _extreme_candidates(
+    tx: InstructionTranslatorBase, args: list[VariableTracker]
+) -> list[VariableTracker]:
+    """What ``min(*args)`` / ``max(*args)`` compares: the arguments, or the items of one."""
+    if len(args) == 1 and isinstance(args[0], (BaseListVariable, IteratorVariable)):
+        return _iterate(tx, args[0])
+    return list(args)
+
+
+def _all_scalar_tensors(items: list[VariableTracker]) -> bool:
+    """Tensors of one element and one dtype: the builtin compares their values and returns
+    the largest (smallest), which is what torch.maximum (minimum) computes."""
+    if len(items) < 2 or not all(isinstance(item, TensorVariable) for item in items):
+        return False
+    examples = [item.example_value for item in items]  # type: ignore[attr-defined]
+    shape = examples[0].shape
+    return all(
+        e.shape == shape and e.dtype == examples[0].dtype and e.numel() == 1 for e in examples
+    )
+
+
+def _tensor_extreme(
+    tx: InstructionTranslatorBase, fn: Callable, items: list[VariableTracker]
+) -> VariableTracker:
+    """``max(a, b, c)`` of tensors as Dynamo records it: ``torch.maximum`` pairwise from
+    the left."""
+    result = items[0]
+    for item in items[1:]:
+        result = tx.output.call(tx, "call_function", _TENSOR_EXTREMES[fn], [result, item])
+    return result
 
 
 def _min_or_max(fn: Callable, sym_fn: Callable) -> Callable[..., VariableTracker]:

@@ -17,16 +17,20 @@ import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import torch
+import torch.fx
 from minidynamo import graph_break_registry as gb
 from minidynamo import trace_rules
 from minidynamo.bytecode import (
+    add_push_null,
     create_call_function_kw,
     create_dup_top,
     create_instruction,
     create_make_function,
     create_swap,
 )
-from minidynamo.exc import ObservedException, unimplemented
+from minidynamo.exc import ObservedException, Unsupported, unimplemented
+from minidynamo.output_graph import is_inplace, target_name
 from minidynamo.side_effects import DELETED
 from minidynamo.source import AttrSource, GetItemSource, GlobalSource
 from minidynamo.variables.base import VariableTracker
@@ -34,6 +38,7 @@ from minidynamo.variables.constant import ConstantVariable
 from minidynamo.variables.dicts import ConstDictVariable
 from minidynamo.variables.lists import IteratorVariable, TupleVariable
 from minidynamo.variables.misc import CellVariable
+from torch.multiprocessing.reductions import StorageWeakRef
 
 if TYPE_CHECKING:
     from minidynamo.codegen import PyCodegen
@@ -132,18 +137,64 @@ FUNCTION_NAME_ATTRIBUTES = ("__name__", "__qualname__", "__module__", "__doc__")
 
 
 class GeneratorVariable(IteratorVariable):
-    """A generator object made in the traced code; never rebuilt in bytecode (a graph
-    break while one is alive runs the frame eagerly)."""
+    """A generator object made in the traced code. Alive at a graph break, it is run to
+    its end in the graph and rebuilt as an iterator over the items it had left (as
+    Dynamo): `remaining`."""
 
     def __init__(self, tx: InliningGeneratorTranslator) -> None:
         super().__init__()
         self.tx = tx
+        self.remaining: list[VariableTracker] | None = None
 
     def __repr__(self) -> str:
         return f"GeneratorVariable({self.tx.code.co_name})"
 
     def python_type(self) -> type:
         return types.GeneratorType
+
+    def is_new_object(self) -> bool:
+        return True
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        """``iter((item, ...))``: the items it had left, computed by the graph."""
+        if self.remaining is None:
+            self.remaining = self.run_to_end()
+        codegen.load_builtin(iter)
+        codegen.instructions[-1:] = add_push_null(codegen.instructions[-1:])
+        for item in self.remaining:
+            codegen(item)
+        codegen.build(tuple, len(self.remaining))
+        codegen.call(1)
+
+    def run_to_end(self) -> list[VariableTracker]:
+        """Its remaining items, traced now, before the instruction that breaks the graph.
+        That is only right if running them early changes nothing the instruction or the
+        code after it sees (Dynamo checks the objects, minidynamo tensors in place too)
+        and raises nothing: otherwise the frame runs in CPython."""
+        output = self.tx.output
+        before = set(output.graph.nodes)
+        output.side_effects.frozen = True
+        try:
+            items = self.unpack_var_sequence(self.tx)
+        except ObservedException as e:
+            unimplemented(
+                f"a generator run to its end at a graph break raises {e.exception!r}",
+                gb.GENERATOR_REBUILT_WITH_SIDE_EFFECTS,
+            )
+        finally:
+            output.side_effects.frozen = False
+        older = {_storage(node) for node in before} - {None}
+        for node in output.graph.nodes:
+            if node not in before and is_inplace(node) and _storage(node.args[0]) in older:
+                error = Unsupported(
+                    "a generator run to its end at a graph break changes a tensor in place "
+                    f"({target_name(node.target)})",
+                    gb.GENERATOR_REBUILT_WITH_SIDE_EFFECTS,
+                )
+                file, line, text = node.meta["source_location"]
+                error.user_stack.append((file, line, self.tx.code.co_name, text))
+                raise error
+        return items
 
     def next_variable(self) -> VariableTracker | None:
         return self.tx.resume()
@@ -189,6 +240,14 @@ class GeneratorVariable(IteratorVariable):
         if item is not None:
             raise_observed(RuntimeError, "generator ignored GeneratorExit")
         return ConstantVariable(None)
+
+
+def _storage(node: object) -> StorageWeakRef | None:
+    """The memory of the tensor a node computes (a view shares its base's)."""
+    example = node.meta.get("example_value") if isinstance(node, torch.fx.Node) else None
+    if isinstance(example, torch.Tensor):
+        return StorageWeakRef(example.untyped_storage())
+    return None
 
 
 def globals_source(tx: InstructionTranslatorBase, f_globals: dict) -> Any:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 from minidynamo.exc import unimplemented
+from minidynamo.output_graph import is_inplace, target_name
 from minidynamo.variables.base import VariableTracker, next_serial
 from minidynamo.variables.constant import ConstantVariable
 from minidynamo.variables.lists import ListVariable, TupleVariable
@@ -104,19 +105,14 @@ def _check_no_inplace(graph: torch.fx.Graph, what: str) -> None:
         if node.op == "placeholder" and isinstance(node.meta["example_value"], torch.Tensor)
     }
     for node in graph.nodes:
-        if not node.op.startswith("call_") or not node.args:
+        if not is_inplace(node):
             continue
-        name = node.target if isinstance(node.target, str) else getattr(node.target, "__name__", "")
-        inplace = name in torch.fx.graph.inplace_methods or (
-            name.endswith("_") and not name.startswith("_")
-        )
         changed = node.args[0]
         example = changed.meta.get("example_value") if isinstance(changed, torch.fx.Node) else None
-        if (
-            inplace
-            and isinstance(example, torch.Tensor)
-            and StorageWeakRef(example.untyped_storage()) in inputs
-        ):
+        if not isinstance(example, torch.Tensor):
+            continue
+        if StorageWeakRef(example.untyped_storage()) in inputs:
+            name = target_name(node.target)
             unimplemented(f"{what}: its function changes an input tensor in place ({name})")
 
 

@@ -446,24 +446,37 @@ def iterator_of(tx: InstructionTranslatorBase, iterable: VariableTracker) -> Ite
 
 class ListIteratorVariable(IteratorVariable):
     """The iterator of an unrolled `for` loop: items are known at trace time (a list's
-    own item list, read as it grows)."""
+    own item list, read as it grows). With a source, a tuple iterator of the frame's
+    inputs (its items guarded, as Dynamo's): the items it gives are taken from the real
+    one after the graph, by `SideEffects`."""
 
-    def __init__(self, items: list[VariableTracker]) -> None:
-        super().__init__()
+    def __init__(self, items: list[VariableTracker], *, source: Source | None = None) -> None:
+        super().__init__(source=source)
         self.items = items
         self.index = 0
 
     def __repr__(self) -> str:
         return f"ListIteratorVariable(length={len(self.items)}, index={self.index})"
 
+    def python_type(self) -> type:
+        return type(iter(())) if self.source is not None else super().python_type()
+
+    def advance(self, index: int) -> None:
+        if self.source is not None and index > self.index:
+            from minidynamo.symbolic_convert import current_tx
+
+            current_tx().output.side_effects.advance_iterator(self)
+        self.index = index
+
     def next_variable(self) -> VariableTracker | None:
         if self.index >= len(self.items):
             return None
-        self.index += 1
+        self.advance(self.index + 1)
         return self.items[self.index - 1]
 
     def unpack_var_sequence(self, tx: InstructionTranslatorBase) -> list[VariableTracker]:
-        rest, self.index = self.items[self.index :], len(self.items)
+        rest = self.items[self.index :]
+        self.advance(len(self.items))
         return rest
 
     def python_type(self) -> type:

@@ -21,12 +21,13 @@ import torch
 from minidynamo.exc import unimplemented
 from minidynamo.polyfills import nn_module as nn_module_polyfills
 from minidynamo.source import AttrSource, GetItemSource, GlobalSource
-from minidynamo.variables.base import VariableTracker
+from minidynamo.variables.base import NotConstant, VariableTracker
 from minidynamo.variables.constant import ConstantVariable
 from minidynamo.variables.dicts import ConstDictVariable
 from minidynamo.variables.functions import inline_polyfill
 from minidynamo.variables.lists import ListIteratorVariable, ListVariable, TupleVariable
 from minidynamo.variables.misc import GetAttrVariable
+from minidynamo.variables.tensor import TensorVariable
 from minidynamo.variables.user_defined import UserDefinedObjectVariable, user_slot
 
 if TYPE_CHECKING:
@@ -199,6 +200,8 @@ class NNModuleVariable(UserDefinedObjectVariable):
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         module = self.value
+        if isinstance(module, torch.nn.modules.lazy.LazyModuleMixin):
+            self.initialize_lazy(tx, args, kwargs)
         if user_slot(type(module), "__call__") is not None:
             return super().call_function(tx, args, kwargs)  # the class's own __call__
         hooks_module = torch.nn.modules.module
@@ -216,6 +219,27 @@ class NNModuleVariable(UserDefinedObjectVariable):
         call_args = [self, forward, TupleVariable(args), ConstDictVariable(dict(kwargs))]
         call_args += [ListVariable(pre_hooks), ListVariable(hooks)]
         return inline_polyfill(tx, nn_module_polyfills.call_with_hooks, call_args, {})
+
+    def initialize_lazy(
+        self,
+        tx: InstructionTranslatorBase,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> None:
+        """A lazy module (`nn.LazyLinear`) not yet called: its parameters are made now, as
+        its first call would make them (Dynamo's initialize_lazy_module), from empty
+        tensors shaped as the arguments; it becomes its `cls_to_become`, which its type
+        guard then names."""
+        module = self.value
+        if inspect.getattr_static(module, "_initialize_hook", None) is None:
+            return
+        try:
+            real_args, real_kwargs = _empty_like_arguments(args, kwargs)
+        except NotConstant:
+            unimplemented(f"first call of lazy module {type(module).__qualname__}")
+        module._infer_parameters(module, real_args, real_kwargs)  # type: ignore[operator]
+        if self.source is not None:
+            tx.output.guards.retype(self.source, module)
 
     def hooks(
         self, tx: InstructionTranslatorBase, name: str, with_kwargs: str
@@ -322,6 +346,22 @@ def make_module(
     usage = [ConstantVariable("python.nn_module")]
     tx.output.call(tx, "call_function", torch._C._log_api_usage_once, usage)
     return NewNNModuleVariable(module, made_by=(cls_vt, values, keywords))
+
+
+def _empty_like_arguments(
+    args: list[VariableTracker], kwargs: dict[str, VariableTracker]
+) -> tuple[tuple, dict]:
+    """The call's arguments for a lazy module's shape inference: each tensor an empty one
+    of its size (symbolic sizes at their hint) and dtype, the rest as constants."""
+
+    def real(value: VariableTracker) -> object:
+        if isinstance(value, TensorVariable):
+            example = value.example_value
+            size = [int(d.node.hint) if isinstance(d, torch.SymInt) else d for d in example.shape]
+            return torch.empty(size, dtype=example.dtype, device=example.device)
+        return value.as_python_constant()
+
+    return tuple(map(real, args)), {name: real(value) for name, value in kwargs.items()}
 
 
 def _is_torch_code(fn: object) -> bool:
