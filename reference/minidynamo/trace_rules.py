@@ -266,8 +266,10 @@ INLINE_FUNCTIONS: frozenset[Callable] = frozenset(
 # Python values: `F._none_or_dtype(dtype)`), are traced instead of put in the graph.
 INLINE_WITHOUT_TENSORS: tuple[str, ...] = ("torch.nn",)
 
-# Modules whose globals an inlined function reads unguarded (ours: they never change).
-FIXED_GLOBALS_MODULES: tuple[str, ...] = ("minidynamo.polyfills",)
+# Modules whose globals an inlined function reads unguarded: ours, which never change,
+# and pytree's, whose registry of node types (SUPPORTED_NODES, a hundred entries) is
+# filled as modules are imported; guarding it would check each entry on every call.
+FIXED_GLOBALS_MODULES: tuple[str, ...] = ("minidynamo.polyfills", "torch.utils._pytree")
 
 # (4) Polyfills: a C function we cannot enter, replaced by our Python version of it.
 POLYFILLS: dict[Callable, Callable] = {
