@@ -19,9 +19,9 @@ import torch
 from torch._guards import ChainedSource, Source
 from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.fx.experimental.symbolic_shapes import (
-    GuardOnDataDependentSymNode,
     ConstraintViolationError,
     DimDynamic,
+    GuardOnDataDependentSymNode,
     ShapeEnv,
     StatelessSymbolicContext,
     guard_scalar,
