@@ -569,3 +569,14 @@ def func_grad_of_closure_loss(x, y):
 def func_grad_and_value(x):
     """grad_and_value: the gradient and the value, both unwrapped from the grad level."""
     return torch.func.grad_and_value(lambda t: t.sin().sum())(x)
+
+
+@case(
+    tags=["torch-api", "fullgraph"], calls=[Call(T(2, 3), T(2, 3))], options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1),
+)
+def independent_normal_log_prob(loc, x):
+    """Independent is a `Distribution, Generic[D]`: typing.Generic gives an instance no
+    behaviour of its own, so the object is made and traced like any user object."""
+    dist = torch.distributions.Independent(torch.distributions.Normal(loc, loc.exp()), 1)
+    return dist.log_prob(x)
