@@ -580,3 +580,13 @@ def independent_normal_log_prob(loc, x):
     behaviour of its own, so the object is made and traced like any user object."""
     dist = torch.distributions.Independent(torch.distributions.Normal(loc, loc.exp()), 1)
     return dist.log_prob(x)
+
+
+@case(
+    tags=["torch-api", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1),
+)
+def func_jacrev_of_sin(x):
+    """jacrev: vjp's grad level, then a vmap over the standard basis of the output; its
+    wrapper is made under functools.wraps (torch.func's `_wraps_without_dynamo_attrs`)."""
+    return torch.func.jacrev(torch.sin)(x)

@@ -61,6 +61,7 @@ from minidynamo.variables.functions import (
     TypeQueryFunctionVariable,
     UserFunctionVariable,
     UserMethodVariable,
+    WrapsVariable,
 )
 from minidynamo.variables.higher_order_ops import HIGHER_ORDER_VARIABLES
 from minidynamo.variables.lazy import LAZY_TYPES, LazyConstantVariable
@@ -381,6 +382,9 @@ class VariableBuilder:
         if value in trace_rules.TYPE_QUERY_FUNCTIONS:
             self.guard_identity(value)
             return TypeQueryFunctionVariable(value, source=self.source)
+        if value in trace_rules.WRAPS_DECORATORS:
+            self.guard_identity(value)
+            return WrapsVariable(value, source=self.source)
         if value in trace_rules.HIGHER_ORDER_OPS:
             self.guard_identity(value)
             kind = HIGHER_ORDER_VARIABLES[trace_rules.HIGHER_ORDER_OPS[value]]

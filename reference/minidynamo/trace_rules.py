@@ -30,6 +30,7 @@ from collections.abc import Callable
 
 import numpy as np
 import torch
+import torch._functorch.apis
 import torch._functorch.eager_transforms
 import torch._functorch.predispatch
 import torch._numpy as tnp
@@ -255,6 +256,12 @@ FUNCTORCH_IN_GRAPH: frozenset[Callable] = FUNCTORCH_EFFECTS | frozenset(
     }
 )
 
+
+# `functools.wraps(fn)` and torch.func's variant of it: the decorated function is traced
+# as it is; a wrapper that leaves the trace is rebuilt and wrapped then (WrapsVariable).
+WRAPS_DECORATORS: frozenset[Callable] = frozenset(
+    {functools.wraps, torch._functorch.apis._wraps_without_dynamo_attrs}
+)
 
 # Library functions traced like user code, outside the modules of INLINE_MODULES: the
 # context manager torch.func's grad enters (undecorated: the generator function).

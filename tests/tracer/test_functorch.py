@@ -4,6 +4,8 @@ leaves functorch's global state as it found it."""
 
 from __future__ import annotations
 
+import functools
+
 import minidynamo
 import pytest
 import torch
@@ -62,3 +64,24 @@ def test_break_inside_vmap_runs_it_eagerly():
     compiled = minidynamo.compile(fn, backend="eager")
     torch.testing.assert_close(compiled(x), fn(x))
     assert _functorch_state() == (0, False, None)
+
+
+def test_function_made_under_functools_wraps_leaves_the_trace_wrapped():
+    def fn(x):
+        @functools.wraps(torch.cos)
+        def inner(t):
+            return t + 1
+
+        return inner(x) * len(inner.__name__), inner
+
+    out, inner = minidynamo.compile(fn, backend="eager", fullgraph=True)(torch.zeros(2))
+    assert torch.equal(out, torch.full((2,), 3.0))
+    assert inner.__name__ == "cos" and inner.__wrapped__ is torch.cos
+
+
+def test_jacrev_matches_eager():
+    def fn(x):
+        return torch.func.jacrev(torch.sin)(x)
+
+    x = torch.randn(3)
+    torch.testing.assert_close(minidynamo.compile(fn, fullgraph=True)(x), fn(x))
