@@ -5,8 +5,6 @@ module's own `forward` is library code, whose frames are never converted, so the
 converted is this wrapper's, which calls the module; the call (forward hooks,
 parametrizations and all) is inlined into it. As in Dynamo, every wrapper shares one code
 object: its cache entries tell the modules apart by their guards on ``L['fn']``.
-
-`apply_wraps` rebuilds a function the trace made under ``functools.wraps(wrapped)``.
 """
 
 from __future__ import annotations
