@@ -718,3 +718,30 @@ def branch_on_python_bool_is_no_break(x, flag):
     if flag:
         return x + 1
     return x - 1
+
+
+@case(
+    tags=["graph-breaks", "fullgraph", "tensor-methods"],
+    calls=[Call(T(3))],
+    options={"fullgraph": True},
+    expect=Expect(frames=1, graphs=1, breaks=[]),
+)
+def fullgraph_item_as_int_and_output(x):
+    """A captured scalar output converted by `int()` (a `sym_int` node) and returned
+    as is: both come from the graph."""
+    total = x.sum().item()
+    return x + int(total), total
+
+
+@case(
+    tags=["graph-breaks", "fullgraph", "control-flow"],
+    calls=[Call(T(3))],
+    options={"fullgraph": True},
+    expect=Expect(outcome="compile-error"),
+)
+def fullgraph_branch_on_item_is_error(x):
+    """A branch on a captured scalar output needs its value while tracing: under
+    fullgraph=True, an error."""
+    if x.sum().item() > 0:
+        return x
+    return -x

@@ -511,3 +511,82 @@ def multivariate_normal_log_prob(x):
     `torch.broadcast_shapes` of sizes known now: folded to a torch.Size."""
     dist = torch.distributions.MultivariateNormal(torch.zeros(3), torch.eye(3))
     return dist.log_prob(x), dist.batch_shape, dist.event_shape
+
+
+@case(
+    tags=["torch-api", "fullgraph"], calls=[Call(T(4, 3), T(3))], options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1),
+)
+def vmap_in_dims_out_dims(x, y):
+    """`in_dims=(0, None)` batches `x` only (one `_add_batch_dim`), `out_dims=1` puts the
+    batch last (`_remove_batch_dim(..., 1)`); the body is recorded once, unbatched."""
+    return torch.func.vmap(torch.mul, in_dims=(0, None), out_dims=1)(x, y)
+
+
+@case(
+    tags=["torch-api", "fullgraph"], calls=[Call(T(2, 3, 4), T(2, 3, 4))], options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1),
+)
+def vmap_nested(x, y):
+    """vmap of vmap: two levels entered and left, each input batched twice."""
+    return torch.vmap(torch.vmap(torch.dot))(x, y)
+
+
+@case(
+    tags=["torch-api", "fullgraph"], calls=[Call(T(5, 3))], options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1), factory=True,
+)
+def vmap_over_module_call():
+    """A module called in the vmapped function: its parameters are graph inputs, used
+    unbatched by the batched body."""
+    linear = torch.nn.Linear(3, 2)
+
+    def rows(x):
+        return torch.func.vmap(lambda row: linear(row).relu())(x)
+
+    return rows
+
+
+@case(
+    tags=["torch-api", "fullgraph"], calls=[Call(T(5, 3), T(5))], options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1),
+)
+def func_grad_of_closure_loss(x, y):
+    """grad of a loss over a closure's data, at weights made in the function: the body
+    between `_wrap_for_grad` and `_autograd_grad`, as Dynamo records it."""
+    weights = torch.ones(3)
+
+    def loss(w):
+        return ((x @ w - y) ** 2).mean()
+
+    return torch.func.grad(loss)(weights)
+
+
+@case(
+    tags=["torch-api", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1),
+)
+def func_grad_and_value(x):
+    """grad_and_value: the gradient and the value, both unwrapped from the grad level."""
+    return torch.func.grad_and_value(lambda t: t.sin().sum())(x)
+
+
+@case(
+    tags=["torch-api", "fullgraph"], calls=[Call(T(2, 3), T(2, 3))], options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1),
+)
+def independent_normal_log_prob(loc, x):
+    """Independent is a `Distribution, Generic[D]`: typing.Generic gives an instance no
+    behaviour of its own, so the object is made and traced like any user object."""
+    dist = torch.distributions.Independent(torch.distributions.Normal(loc, loc.exp()), 1)
+    return dist.log_prob(x)
+
+
+@case(
+    tags=["torch-api", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1),
+)
+def func_jacrev_of_sin(x):
+    """jacrev: vjp's grad level, then a vmap over the standard basis of the output; its
+    wrapper is made under functools.wraps (torch.func's `_wraps_without_dynamo_attrs`)."""
+    return torch.func.jacrev(torch.sin)(x)

@@ -63,6 +63,7 @@ from minidynamo.variables.functions import (
     TypeQueryFunctionVariable,
     UserFunctionVariable,
     UserMethodVariable,
+    WrapsVariable,
 )
 from minidynamo.variables.higher_order_ops import HIGHER_ORDER_VARIABLES
 from minidynamo.variables.lazy import LAZY_TYPES, LazyConstantVariable
@@ -337,7 +338,7 @@ class VariableBuilder:
             types.MappingProxyType: MappingProxyVariable,
         }
         kind = kinds.get(type(value))
-        if kind is None or not all(is_static_value(key) for key in value):
+        if kind is None or not all(_is_static_key(key) for key in value):
             return self.wrap_object(value)
         if self.guards is not None:
             self.guards.add_dict_keys(self.source, value)
@@ -348,7 +349,7 @@ class VariableBuilder:
         return kind(items, source=self.source)
 
     def wrap_set(self, value: set | frozenset) -> VariableTracker:
-        if not all(is_static_value(item) for item in value):
+        if not all(_is_static_key(item) for item in value):
             return self.wrap_object(value)
         if self.guards is not None:
             self.guards.add_constant_match(self.source, value)
@@ -394,6 +395,9 @@ class VariableBuilder:
         if value in trace_rules.TYPE_QUERY_FUNCTIONS:
             self.guard_identity(value)
             return TypeQueryFunctionVariable(value, source=self.source)
+        if value in trace_rules.WRAPS_DECORATORS:
+            self.guard_identity(value)
+            return WrapsVariable(value, source=self.source)
         if value in trace_rules.HIGHER_ORDER_OPS:
             self.guard_identity(value)
             kind = HIGHER_ORDER_VARIABLES[trace_rules.HIGHER_ORDER_OPS[value]]
@@ -512,6 +516,13 @@ class VariableBuilder:
         if self.guards is not None:
             self.guards.add_type_match(self.source, value)
         return UserDefinedObjectVariable(value, source=self.source)
+
+
+def _is_static_key(key: object) -> bool:
+    """A dict key or set item the trace may hold as is: a static value, or a plain
+    function (it too compares and hashes by identity: pytree's registry and its
+    BUILTIN_TYPES hold `namedtuple`)."""
+    return is_static_value(key) or isinstance(key, types.FunctionType)
 
 
 def _dict_value_source(base: Source, key: object, index: int) -> Source:

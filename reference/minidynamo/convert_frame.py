@@ -365,7 +365,11 @@ class ConvertFrame:
                 log=dynamic_log,
             )
             output = OutputGraph(
-                f_globals, self.backend, shapes, break_at_requires_grad=break_at_requires_grad
+                f_globals,
+                self.backend,
+                shapes,
+                break_at_requires_grad=break_at_requires_grad,
+                one_graph=self.fullgraph,
             )
             tx = InstructionTranslator(
                 output, code, args, f_globals, f_builtins, closure, break_span=break_span

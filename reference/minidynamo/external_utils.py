@@ -20,3 +20,8 @@ def wrap_inline(fn: Callable[..., Any]) -> Callable[..., Any]:
         return fn(*args, **kwargs)
 
     return inner
+
+
+def apply_wraps(decorator: Callable[..., Any], wrapped: Any, wrapper: Callable) -> Callable:
+    """``decorator(wrapped)(wrapper)``: `functools.wraps` applied as the program did."""
+    return decorator(wrapped)(wrapper)

@@ -121,8 +121,11 @@ class OutputGraph:
         shapes: ShapePolicy | None = None,
         *,
         break_at_requires_grad: bool = False,
+        one_graph: bool = False,
     ) -> None:
         self.graph = torch.fx.Graph()
+        # fullgraph=True: `.item()` is a graph node (a captured scalar output), as in Dynamo.
+        self.one_graph = one_graph
         self.tracer = torch.fx.proxy.GraphAppendingTracer(self.graph)
         # The frame's graph; `graph` is a subgraph's while a higher-order op's function
         # is traced (`subgraph`), and those subgraphs, by attribute name, once traced.

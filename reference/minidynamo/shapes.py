@@ -21,6 +21,7 @@ from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.fx.experimental.symbolic_shapes import (
     ConstraintViolationError,
     DimDynamic,
+    GuardOnDataDependentSymNode,
     ShapeEnv,
     StatelessSymbolicContext,
     guard_scalar,
@@ -28,7 +29,9 @@ from torch.fx.experimental.symbolic_shapes import (
 from torch.utils._sympy.printers import PythonPrinter
 
 from minidynamo import config
+from minidynamo import graph_break_registry as gb
 from minidynamo.bytecode import create_call_method, create_load_method
+from minidynamo.exc import unimplemented
 
 if TYPE_CHECKING:
     from minidynamo.codegen import PyCodegen
@@ -454,7 +457,11 @@ class ShapePolicy:
         """The Python value of a SymBool, SymInt or SymFloat (a plain value is returned as
         is), guarding on it: ``if a.shape[0] * 2 < 16`` adds ``2*s0 >= 16`` when s0 is 8."""
         with self.guards_added_at(where):
-            return guard_scalar(value)
+            try:
+                return guard_scalar(value)
+            except GuardOnDataDependentSymNode:
+                # A captured `.item()` (u0) has no value to branch on while tracing.
+                unimplemented(f"data-dependent control flow on {value}", gb.DATA_DEPENDENT_BRANCH)
 
     @contextlib.contextmanager
     def guards_added_at(self, where: str) -> Iterator[None]:

@@ -30,6 +30,9 @@ from collections.abc import Callable
 
 import numpy as np
 import torch
+import torch._functorch.apis
+import torch._functorch.eager_transforms
+import torch._functorch.predispatch
 import torch._numpy as tnp
 import torch.backends.cuda
 import torch.distributed
@@ -103,6 +106,9 @@ CONSTANT_FOLD_FUNCTIONS: frozenset[Callable] = frozenset(
         torch.is_autocast_enabled,
         torch.get_autocast_dtype,
         torch.are_deterministic_algorithms_enabled,
+        # torch.func's state, which its traced transforms switch at trace time too
+        torch._C._functorch.get_inplace_requires_grad_allowed,
+        torch._C._autograd._saved_tensors_hooks_get_disabled_error_message,
         torch.device,
         torch.finfo,
         torch.iinfo,
@@ -215,18 +221,63 @@ INLINE_MODULES: tuple[str, ...] = (
     "heapq",  # `Counter.most_common(n)` calls heapq.nlargest
     "minidynamo.polyfills",
     "torch.distributions",
+    "torch._functorch",  # torch.func's transforms (vmap, grad): see FUNCTORCH_IN_GRAPH
     "torch.nn.modules",
     "torch.nn.utils",
     "torch.utils._contextlib",  # the wrapper of a function decorated with `@torch.no_grad()`
     "torch.utils._pytree",
 )
 
+# torch.func: the Python layer of its transforms is traced (INLINE_MODULES); these
+# calls in it are graph nodes, as Dynamo records them. The ones on tensors wrap or unwrap
+# a tensor for one transform level (batched, differentiable); the others change
+# functorch's global state (`FUNCTORCH_EFFECTS`).
+_predispatch = torch._functorch.predispatch
+_eager_transforms = torch._functorch.eager_transforms
+FUNCTORCH_EFFECTS: frozenset[Callable] = frozenset(
+    {
+        _predispatch.lazy_load_decompositions,
+        _predispatch._vmap_increment_nesting,
+        _predispatch._vmap_decrement_nesting,
+        torch._C._functorch._grad_increment_nesting,
+        torch._C._functorch._grad_decrement_nesting,
+        torch._C._functorch.set_inplace_requires_grad_allowed,
+        torch._C._autograd._saved_tensors_hooks_disable,
+        torch._C._autograd._saved_tensors_hooks_enable,
+    }
+)
+FUNCTORCH_IN_GRAPH: frozenset[Callable] = FUNCTORCH_EFFECTS | frozenset(
+    {
+        _predispatch._add_batch_dim,
+        _predispatch._remove_batch_dim,
+        _predispatch._unwrap_for_grad,
+        torch._C._functorch._wrap_for_grad,
+        _eager_transforms._set_tensor_requires_grad,
+        _eager_transforms._autograd_grad,
+    }
+)
+
+
+# `functools.wraps(fn)` and torch.func's variant of it: the decorated function is traced
+# as it is; a wrapper that leaves the trace is rebuilt and wrapped then (WrapsVariable).
+WRAPS_DECORATORS: frozenset[Callable] = frozenset(
+    {functools.wraps, torch._functorch.apis._wraps_without_dynamo_attrs}
+)
+
+# Library functions traced like user code, outside the modules of INLINE_MODULES: the
+# context manager torch.func's grad enters (undecorated: the generator function).
+INLINE_FUNCTIONS: frozenset[Callable] = frozenset(
+    {torch.autograd.graph.disable_saved_tensors_hooks.__wrapped__}  # type: ignore[attr-defined]
+)
+
 # Torch modules whose Python functions, called without a tensor argument (a helper on
 # Python values: `F._none_or_dtype(dtype)`), are traced instead of put in the graph.
 INLINE_WITHOUT_TENSORS: tuple[str, ...] = ("torch.nn",)
 
-# Modules whose globals an inlined function reads unguarded (ours: they never change).
-FIXED_GLOBALS_MODULES: tuple[str, ...] = ("minidynamo.polyfills",)
+# Modules whose globals an inlined function reads unguarded: ours, which never change,
+# and pytree's, whose registry of node types (SUPPORTED_NODES, a hundred entries) is
+# filled as modules are imported; guarding it would check each entry on every call.
+FIXED_GLOBALS_MODULES: tuple[str, ...] = ("minidynamo.polyfills", "torch.utils._pytree")
 
 # (4) Polyfills: a C function we cannot enter, replaced by our Python version of it.
 POLYFILLS: dict[Callable, Callable] = {
@@ -352,6 +403,10 @@ def lookup(fn: object) -> Rule:
         return Rule.IN_GRAPH
     if _row(POLYFILLS, fn):
         return Rule.POLYFILL
+    if _row(FUNCTORCH_IN_GRAPH, fn):
+        return Rule.IN_GRAPH
+    if _row(INLINE_FUNCTIONS, fn):
+        return Rule.INLINE
     if _row(TRACE_TIME_RESULTS, fn) or _row(CONSTANT_FOLD_FUNCTIONS, fn):
         return Rule.CONSTANT_FOLD
     module = getattr(fn, "__module__", None) or ""

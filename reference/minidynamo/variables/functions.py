@@ -354,6 +354,8 @@ class NestedUserFunctionVariable(BaseUserFunctionVariable):
         super().__init__()
         self.code = code
         self.qualname = qualname or getattr(code, "co_qualname", code.co_name)
+        # ``functools.wraps(wrapped)`` applied to it: (the decorator, wrapped)
+        self.wrapped_by: tuple[Callable, VariableTracker] | None = None
         self.f_globals = f_globals
         self.defaults = defaults
         self.kwdefaults = kwdefaults
@@ -392,6 +394,9 @@ class NestedUserFunctionVariable(BaseUserFunctionVariable):
         stored = tx.output.side_effects.read_attr(self, name, "function ")
         if stored is not None:
             return stored
+        if self.wrapped_by is not None and name in _WRAPS_ATTRIBUTES:
+            wrapped = self.wrapped_by[1]
+            return wrapped if name == "__wrapped__" else wrapped.var_getattr(tx, name)
         if name == "__qualname__":
             return ConstantVariable(self.qualname)
         if name == "__module__":
@@ -415,7 +420,13 @@ class NestedUserFunctionVariable(BaseUserFunctionVariable):
 
     def reconstruct(self, codegen: PyCodegen) -> None:
         """MAKE_FUNCTION again, over the same cells (annotations are not kept), then the
-        attributes the trace set on it."""
+        attributes the trace set on it; under `functools.wraps`, wrapped again."""
+        if self.wrapped_by is not None:
+            from minidynamo import external_utils
+
+            codegen.load_callable(external_utils.apply_wraps)
+            codegen.load_import(self.wrapped_by[0])
+            codegen(self.wrapped_by[1])
         parts = []
         for part in ("defaults", "kwdefaults", "closure"):  # MAKE_FUNCTION's stack order
             value = getattr(self, part)
@@ -429,6 +440,48 @@ class NestedUserFunctionVariable(BaseUserFunctionVariable):
             codegen(value)
             codegen.extend(create_swap(2))
             codegen.extend([create_instruction("STORE_ATTR", argval=name)])
+        if self.wrapped_by is not None:
+            codegen.call(3)
+
+
+# What `functools.wraps` copies from the wrapped function, and its `__wrapped__`.
+_WRAPS_ATTRIBUTES = frozenset(functools.WRAPPER_ASSIGNMENTS) | {"__wrapped__"}
+
+
+class WrapsVariable(VariableTracker):
+    """`functools.wraps` (or torch.func's `_wraps_without_dynamo_attrs`), then that called
+    with the wrapped function: the decorator, which marks the function it decorates
+    (made in the trace) as wrapping that one, as Dynamo's FunctoolsWrapsVariable."""
+
+    def __init__(
+        self,
+        decorator: Callable,
+        wrapped: VariableTracker | None = None,
+        *,
+        source: Source | None = None,
+    ) -> None:
+        super().__init__(source=source)
+        self.decorator = decorator
+        self.wrapped = wrapped
+
+    def __repr__(self) -> str:
+        return f"WrapsVariable({self.decorator.__qualname__}, {self.wrapped!r})"
+
+    def call_function(
+        self,
+        tx: InstructionTranslatorBase,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        if len(args) != 1 or kwargs:
+            unimplemented(f"{self.decorator.__qualname__} with options")
+        if self.wrapped is None:
+            return WrapsVariable(self.decorator, args[0])
+        fn = args[0]
+        if not isinstance(fn, NestedUserFunctionVariable) or fn.wrapped_by is not None:
+            unimplemented(f"{self.decorator.__qualname__}(...) applied to {fn!r}")
+        fn.wrapped_by = (self.decorator, self.wrapped)
+        return fn
 
 
 class UserMethodVariable(VariableTracker):

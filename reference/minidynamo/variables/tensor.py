@@ -268,6 +268,9 @@ class TensorVariable(VariableTracker):
     ) -> VariableTracker:
         from minidynamo.variables.lists import SizeVariable
 
+        if name == "item" and tx.output.one_graph and not args and not kwargs:
+            # A captured scalar output: an unbacked symbol (u0) the graph computes.
+            return tx.output.call(tx, "call_method", name, [self])
         if name in DATA_DEPENDENT_METHODS:
             gb_id = _DATA_DEPENDENT_IDS.get(name, gb.DATA_DEPENDENT_METHOD)
             unimplemented(f"data-dependent tensor method Tensor.{name}()", gb_id)

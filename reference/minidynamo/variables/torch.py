@@ -22,6 +22,7 @@ from minidynamo.trace_rules import Rule
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable, fold
 from minidynamo.variables.functions import FUNCTION_NAME_ATTRIBUTES, UserFunctionVariable
+from minidynamo.variables.functorch import call_functorch_effect
 from minidynamo.variables.lists import SizeVariable
 from minidynamo.variables.numpy import is_ndarray
 from minidynamo.variables.tensor import TensorVariable
@@ -98,6 +99,8 @@ class TorchInGraphFunctionVariable(VariableTracker):
             if self.fn in trace_rules.TRACE_TIME_RESULTS:
                 return ConstantVariable.create(trace_rules.TRACE_TIME_RESULTS[self.fn])
             return self._evaluate_on_examples(args, kwargs)
+        if self.fn in trace_rules.FUNCTORCH_EFFECTS:
+            return call_functorch_effect(tx, self.fn, args, kwargs)
         if self.fn in trace_rules.ASSERT_FUNCTIONS:
             return self._assert(tx, args, kwargs)
         if self.fn is torch.compile:

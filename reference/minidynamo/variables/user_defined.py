@@ -16,6 +16,7 @@ import functools
 import inspect
 import operator
 import types
+import typing
 from typing import TYPE_CHECKING, Any
 
 import torch
@@ -47,7 +48,9 @@ def plain_class_problem(cls: type) -> str | None:
     if type(cls) not in (type, abc.ABCMeta):  # ABCMeta only adds isinstance checks
         return f"metaclass {type(cls).__qualname__}"
     for base in cls.__mro__[:-1]:  # `object` last
-        if base is abc.ABC or base in DICT_BASES:  # no behaviour of its own; the items
+        # No behaviour of their own for an instance (typing.Generic: subscription of the
+        # class only); the items of a dict base
+        if base in (abc.ABC, typing.Generic) or base in DICT_BASES:
             continue
         module = inspect.getmodule(base)
         if module is None or not is_traced_module(module):
