@@ -51,6 +51,7 @@ from minidynamo.variables.ctx_manager import (
 from minidynamo.variables.dicts import (
     ConstDictVariable,
     FrozensetVariable,
+    LazyItem,
     MappingProxyVariable,
     SetVariable,
 )
@@ -324,18 +325,22 @@ class VariableBuilder:
             types.MappingProxyType: MappingProxyVariable,
         }
         kind = kinds.get(type(value))
-        if kind is None or not all(is_static_value(key) for key in value):
+        if kind is None or not all(_is_dict_key(key) for key in value):
             return self.wrap_object(value)
         if self.guards is not None:
             self.guards.add_dict_keys(self.source, value)
         items = {
-            key: self.child(lambda s, k=key, i=i: _dict_value_source(s, k, i))(item)
+            key: LazyItem(
+                functools.partial(
+                    self.child(lambda s, k=key, i=i: _dict_value_source(s, k, i)), item
+                )
+            )
             for i, (key, item) in enumerate(value.items())
         }
         return kind(items, source=self.source)
 
     def wrap_set(self, value: set | frozenset) -> VariableTracker:
-        if not all(is_static_value(item) for item in value):
+        if not all(_is_dict_key(item) for item in value):
             return self.wrap_object(value)
         if self.guards is not None:
             self.guards.add_constant_match(self.source, value)
@@ -499,6 +504,12 @@ class VariableBuilder:
         if self.guards is not None:
             self.guards.add_type_match(self.source, value)
         return UserDefinedObjectVariable(value, source=self.source)
+
+
+def _is_dict_key(key: object) -> bool:
+    """A dict key or set item the trackers hold as itself: a constant, a class, or a
+    function (pytree's SUPPORTED_NODES is keyed by classes and `namedtuple`)."""
+    return is_static_value(key) or isinstance(key, (types.FunctionType, types.BuiltinFunctionType))
 
 
 def _dict_value_source(base: Source, key: object, index: int) -> Source:
