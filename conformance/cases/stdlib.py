@@ -533,3 +533,82 @@ def typing_forms_dispatch_validators(x):
     values = {"sizes": [1, 2], "scale": 2.0, "name": "a", "count": None}
     ok = all(_matches(values[name], hint) for name, hint in _HINTS.items())
     return x * values["scale"], ok, _matches("no", list[int])
+
+
+# torch.utils._pytree, as library code and models use it: SUPPORTED_NODES is a dict keyed
+# by classes and the `namedtuple` function, read one entry at a time; map_only wraps the
+# user's function with functools.wraps.
+
+import torch.utils._pytree as pytree  # noqa: E402  (appended: the cases above keep their line numbers)
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3), T(3), T(2))],
+    options=FULLGRAPH,
+    expect=one_graph("mul", "mul", "mul"),
+)
+def pytree_tree_map_dict_of_list(x, y, z):
+    return pytree.tree_map(lambda t: t * 2, {"a": x, "b": [y, z]})
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3), T(3), T(2))],
+    options=FULLGRAPH,
+    expect=one_graph("add", "add", "add"),
+)
+def pytree_flatten_unflatten(x, y, z):
+    leaves, spec = pytree.tree_flatten({"a": x, "b": (y, z)})
+    return pytree.tree_unflatten([leaf + 1 for leaf in leaves], spec), spec.num_leaves
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3), T(3), T(2))],
+    options=FULLGRAPH,
+    expect=one_graph(".sin", ".sin", ".sin"),
+)
+def pytree_tree_map_only_tensors(x, y, z):
+    """Only the tensors are mapped; the int leaf is kept."""
+    return pytree.tree_map_only(torch.Tensor, lambda t: t.sin(), {"a": x, "b": [y, 3, z]})
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3), T(3), T(2))],
+    options=FULLGRAPH,
+    expect=one_graph(".sum", "add", ".sum", "add", ".sum", "add"),
+)
+def pytree_tree_leaves_sum(x, y, z):
+    return sum(t.sum() for t in pytree.tree_leaves([x, {"k": y}, (z,)]))
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3), T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("add", "add"),
+)
+def pytree_tree_map_two_trees(x, y):
+    """Two trees zipped: the second is flattened up to the first's spec."""
+    return pytree.tree_map(lambda a, b: a + b, {"p": x, "q": (y,)}, {"p": y, "q": (x,)})
+
+
+@case(tags=["stdlib", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH)
+def functools_wraps_decorator(x):
+    """A decorator made in the frame: the wrapper takes the function's names and doc."""
+
+    def logged(fn):
+        @functools.wraps(fn)
+        def inner(*args):
+            return fn(*args) + 1
+
+        return inner
+
+    @logged
+    def double(t):
+        """Twice t."""
+        return t * 2
+
+    return double(x), double.__name__, double.__doc__, double.__wrapped__(x)
