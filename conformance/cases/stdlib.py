@@ -612,3 +612,23 @@ def functools_wraps_decorator(x):
         return t * 2
 
     return double(x), double.__name__, double.__doc__, double.__wrapped__(x)
+
+
+@case(
+    tags=["stdlib", "fullgraph", "dynamo-divergence"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("torch.clamp"),
+)
+def partial_of_partial_flattened(x):
+    """CPython's partial() of a partial makes one partial: its keywords are both calls'."""
+    clamp_low = functools.partial(torch.clamp, min=0)
+    clamp_both = functools.partial(clamp_low, max=1)
+    return clamp_both(x), clamp_both.keywords, clamp_both.func is torch.clamp
+
+
+@case(tags=["stdlib", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def builtin_class_name_of_frozenset(x):
+    """``type(s).__name__`` of a builtin container made in the frame."""
+    s = frozenset([1, 2]) | {3}
+    return x * len(s), type(s).__name__, type([]).__qualname__, 3 in s

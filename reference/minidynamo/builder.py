@@ -470,7 +470,9 @@ class VariableBuilder:
             key: self.child(lambda s, k=key: GetItemSource(AttrSource(s, "keywords"), k))(arg)
             for key, arg in value.keywords.items()
         }
-        return FunctoolsPartialVariable(fn, args, kwargs, source=self.source)
+        return FunctoolsPartialVariable(
+            fn, args, kwargs, source=self.source, has_attributes=bool(value.__dict__)
+        )
 
     def wrap_object(self, value: object) -> VariableTracker:
         # A torch.jit.script/trace function: its Python original (looked up only for

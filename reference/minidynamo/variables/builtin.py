@@ -95,6 +95,8 @@ class BuiltinVariable(VariableTracker):
         a C method, unbound (``list.append``, ``dict.__getitem__``)."""
         from minidynamo.variables.functions import PolyfilledFunctionVariable
 
+        if name in ("__name__", "__qualname__", "__module__"):  # `type(s).__name__`
+            return ConstantVariable(getattr(self.fn, name))
         if not isinstance(self.fn, type):
             return super().var_getattr(tx, name)
         polyfill = trace_rules.method_polyfill(self.fn, name)
@@ -277,7 +279,7 @@ def _call_partial(
 ) -> VariableTracker:
     from minidynamo.variables.functions import FunctoolsPartialVariable
 
-    return FunctoolsPartialVariable(fn, list(args), kwargs)
+    return FunctoolsPartialVariable.of(fn, list(args), kwargs)
 
 
 def _call_method_type(

@@ -547,11 +547,24 @@ class FunctoolsPartialVariable(VariableTracker):
         kwargs: dict[str, VariableTracker],
         *,
         source: Source | None = None,
+        has_attributes: bool = False,
     ) -> None:
         super().__init__(source=source)
         self.fn = fn
         self.args = args
         self.kwargs = kwargs
+        self.has_attributes = has_attributes  # a `__dict__` (only an input's: see `of`)
+
+    @classmethod
+    def of(
+        cls, fn: VariableTracker, args: list[VariableTracker], kwargs: dict[str, VariableTracker]
+    ) -> FunctoolsPartialVariable:
+        """``functools.partial(fn, *args, **kwargs)``: a partial of a partial without
+        attributes is flattened into one, as CPython's constructor does (the trace sets
+        no attribute on a partial it makes)."""
+        if isinstance(fn, FunctoolsPartialVariable) and not fn.has_attributes:
+            return cls(fn.fn, [*fn.args, *args], {**fn.kwargs, **kwargs})
+        return cls(fn, args, kwargs)
 
     def __repr__(self) -> str:
         return f"FunctoolsPartialVariable({self.fn!r})"
