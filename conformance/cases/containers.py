@@ -246,3 +246,14 @@ def _neg(t):
 def dict_keyed_by_functions(x, weights):
     """Functions as keys: the key guard names them (no address in the guard text)."""
     return x * weights[_neg]
+
+
+@case(
+    tags=["containers", "guards"],
+    calls=[Call(T(3), {"a": 1, "b": T(2)}), Call(T(3), {"a": 2, "b": T(2)})],
+)
+def dict_argument_equality(x, d):
+    """``==`` of dicts compares their keys, then each key's values."""
+    if d == {"a": 1, "b": d["b"]}:
+        return x + 1
+    return x - 1

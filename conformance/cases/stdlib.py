@@ -632,3 +632,28 @@ def builtin_class_name_of_frozenset(x):
     """``type(s).__name__`` of a builtin container made in the frame."""
     s = frozenset([1, 2]) | {3}
     return x * len(s), type(s).__name__, type([]).__qualname__, 3 in s
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3), T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("torch.neg", "torch.neg"),
+)
+def pytree_tree_map_defaultdict(x, y):
+    """A defaultdict is flattened with its default_factory in the spec."""
+    d = collections.defaultdict(list, {"a": [x], "b": [y]})
+    out = pytree.tree_map(torch.neg, d)
+    return out["a"][0], out["b"], out.default_factory is list
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3), T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("mul", "mul"),
+)
+def pytree_tree_map_deque(x, y):
+    """A deque is flattened with its maxlen in the spec."""
+    out = pytree.tree_map(lambda t: t * 3, collections.deque([x, y], maxlen=4))
+    return list(out), out.maxlen
