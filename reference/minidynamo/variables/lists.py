@@ -107,7 +107,9 @@ class BaseListVariable(VariableTracker):
     def method_iter(self, tx: InstructionTranslatorBase) -> VariableTracker:
         # The very item list, not a copy: as CPython's list iterator, it sees the items
         # appended while the loop (or a generator reading the list) runs.
-        return ListIteratorVariable(self.items)
+        cls = self.python_type()
+        kind = next((it for base, it in _ITERATOR_TYPES.items() if issubclass(cls, base)), None)
+        return ListIteratorVariable(self.items, kind=kind)
 
     def method_add_op(
         self, tx: InstructionTranslatorBase, other: VariableTracker
@@ -437,17 +439,33 @@ def iterator_of(tx: InstructionTranslatorBase, iterable: VariableTracker) -> Ite
     return ListIteratorVariable(iterable.unpack_var_sequence(tx))
 
 
+# The iterator classes of the builtin sequences, by the class they iterate.
+_ITERATOR_TYPES: dict[type, type] = {list: type(iter([])), tuple: type(iter(()))}
+
+
 class ListIteratorVariable(IteratorVariable):
     """The iterator of an unrolled `for` loop: items are known at trace time (a list's
     own item list, read as it grows)."""
 
-    def __init__(self, items: list[VariableTracker]) -> None:
+    def __init__(self, items: list[VariableTracker], *, kind: type | None = None) -> None:
         super().__init__()
         self.items = items
         self.index = 0
+        self.kind = kind  # list_iterator, tuple_iterator: where the iterable is known
 
     def __repr__(self) -> str:
         return f"ListIteratorVariable(length={len(self.items)}, index={self.index})"
+
+    def python_type(self) -> type:
+        if self.kind is None:
+            return super().python_type()
+        return self.kind
+
+    def method_length_hint(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        """What is left, as CPython's list and tuple iterators count it."""
+        if self.kind is None:
+            unimplemented(f"__length_hint__ of {self!r}")
+        return ConstantVariable(max(len(self.items) - self.index, 0))
 
     def next_variable(self) -> VariableTracker | None:
         if self.index >= len(self.items):
