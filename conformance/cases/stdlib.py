@@ -657,3 +657,10 @@ def pytree_tree_map_deque(x, y):
     """A deque is flattened with its maxlen in the spec."""
     out = pytree.tree_map(lambda t: t * 3, collections.deque([x, y], maxlen=4))
     return list(out), out.maxlen
+
+
+@case(tags=["stdlib", "fullgraph"], calls=[Call(T(3), T(3))], options=FULLGRAPH)
+def pytree_treespec_repr(x, y):
+    """A TreeSpec's __repr__ (Python code of a traced library module) is inlined."""
+    spec = pytree.tree_structure({"a": x, "b": [y]})
+    return str(spec), spec.is_leaf(), x + 1
