@@ -664,3 +664,26 @@ def pytree_treespec_repr(x, y):
     """A TreeSpec's __repr__ (Python code of a traced library module) is inlined."""
     spec = pytree.tree_structure({"a": x, "b": [y]})
     return str(spec), spec.is_leaf(), x + 1
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("torch.sin"),
+)
+def functools_wraps_builtin_with_counter(x):
+    """wraps() of a builtin (which has no __annotations__: skipped, as CPython does), and
+    a wrapper counting its calls in an attribute of its own."""
+
+    def counted(fn):
+        @functools.wraps(fn)
+        def inner(*args):
+            inner.calls += 1
+            return fn(*args)
+
+        inner.calls = 0
+        return inner
+
+    sin = counted(torch.sin)
+    return sin(x), sin.calls, sin.__name__
