@@ -8,7 +8,7 @@ import collections
 
 import torch
 
-from conformance.spec import Call, T, case, one_graph
+from conformance.spec import Call, Expect, Make, T, case, one_graph
 
 Pair = collections.namedtuple("Pair", ["left", "right"])
 
@@ -215,3 +215,45 @@ def zip_and_dict_constructor(x):
 @case(tags=["containers"], calls=[Call(T(3), [T(3), T(3)])], expect=one_graph("torch.cat"))
 def star_list_in_call(x, l):  # noqa: E741
     return torch.cat([x, *l])
+
+
+# A dict's values are guarded when the trace reads them (Dynamo wraps each lazily): a
+# value the program never reads may change without a recompile.
+
+
+@case(
+    tags=["containers", "guards"],
+    calls=[Call(T(3), {"w": T(3), "unused": T(2)}), Call(T(3), {"w": T(3), "unused": T(5)})],
+    expect=Expect(frames=1, graphs=1, ops=[["mul"]]),
+)
+def dict_unread_value_not_guarded(x, d):
+    return x * d["w"]
+
+
+def _relu(t):
+    return t.relu()
+
+
+def _neg(t):
+    return -t
+
+
+@case(
+    tags=["containers", "guards"],
+    calls=[Call(T(3), Make(dict, [(_relu, 2), (_neg, 3)]))],
+    expect=one_graph("mul"),
+)
+def dict_keyed_by_functions(x, weights):
+    """Functions as keys: the key guard names them (no address in the guard text)."""
+    return x * weights[_neg]
+
+
+@case(
+    tags=["containers", "guards"],
+    calls=[Call(T(3), {"a": 1, "b": T(2)}), Call(T(3), {"a": 2, "b": T(2)})],
+)
+def dict_argument_equality(x, d):
+    """``==`` of dicts compares their keys, then each key's values."""
+    if d == {"a": 1, "b": d["b"]}:
+        return x + 1
+    return x - 1

@@ -533,3 +533,157 @@ def typing_forms_dispatch_validators(x):
     values = {"sizes": [1, 2], "scale": 2.0, "name": "a", "count": None}
     ok = all(_matches(values[name], hint) for name, hint in _HINTS.items())
     return x * values["scale"], ok, _matches("no", list[int])
+
+
+# torch.utils._pytree, as library code and models use it: SUPPORTED_NODES is a dict keyed
+# by classes and the `namedtuple` function, read one entry at a time; map_only wraps the
+# user's function with functools.wraps.
+
+import torch.utils._pytree as pytree  # noqa: E402  (appended: the cases above keep their line numbers)
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3), T(3), T(2))],
+    options=FULLGRAPH,
+    expect=one_graph("mul", "mul", "mul"),
+)
+def pytree_tree_map_dict_of_list(x, y, z):
+    return pytree.tree_map(lambda t: t * 2, {"a": x, "b": [y, z]})
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3), T(3), T(2))],
+    options=FULLGRAPH,
+    expect=one_graph("add", "add", "add"),
+)
+def pytree_flatten_unflatten(x, y, z):
+    leaves, spec = pytree.tree_flatten({"a": x, "b": (y, z)})
+    return pytree.tree_unflatten([leaf + 1 for leaf in leaves], spec), spec.num_leaves
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3), T(3), T(2))],
+    options=FULLGRAPH,
+    expect=one_graph(".sin", ".sin", ".sin"),
+)
+def pytree_tree_map_only_tensors(x, y, z):
+    """Only the tensors are mapped; the int leaf is kept."""
+    return pytree.tree_map_only(torch.Tensor, lambda t: t.sin(), {"a": x, "b": [y, 3, z]})
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3), T(3), T(2))],
+    options=FULLGRAPH,
+    expect=one_graph(".sum", "add", ".sum", "add", ".sum", "add"),
+)
+def pytree_tree_leaves_sum(x, y, z):
+    return sum(t.sum() for t in pytree.tree_leaves([x, {"k": y}, (z,)]))
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3), T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("add", "add"),
+)
+def pytree_tree_map_two_trees(x, y):
+    """Two trees zipped: the second is flattened up to the first's spec."""
+    return pytree.tree_map(lambda a, b: a + b, {"p": x, "q": (y,)}, {"p": y, "q": (x,)})
+
+
+@case(tags=["stdlib", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH)
+def functools_wraps_decorator(x):
+    """A decorator made in the frame: the wrapper takes the function's names and doc."""
+
+    def logged(fn):
+        @functools.wraps(fn)
+        def inner(*args):
+            return fn(*args) + 1
+
+        return inner
+
+    @logged
+    def double(t):
+        """Twice t."""
+        return t * 2
+
+    return double(x), double.__name__, double.__doc__, double.__wrapped__(x)
+
+
+@case(
+    tags=["stdlib", "fullgraph", "dynamo-divergence"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("torch.clamp"),
+)
+def partial_of_partial_flattened(x):
+    """CPython's partial() of a partial makes one partial: its keywords are both calls'."""
+    clamp_low = functools.partial(torch.clamp, min=0)
+    clamp_both = functools.partial(clamp_low, max=1)
+    return clamp_both(x), clamp_both.keywords, clamp_both.func is torch.clamp
+
+
+@case(tags=["stdlib", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def builtin_class_name_of_frozenset(x):
+    """``type(s).__name__`` of a builtin container made in the frame."""
+    s = frozenset([1, 2]) | {3}
+    return x * len(s), type(s).__name__, type([]).__qualname__, 3 in s
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3), T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("torch.neg", "torch.neg"),
+)
+def pytree_tree_map_defaultdict(x, y):
+    """A defaultdict is flattened with its default_factory in the spec."""
+    d = collections.defaultdict(list, {"a": [x], "b": [y]})
+    out = pytree.tree_map(torch.neg, d)
+    return out["a"][0], out["b"], out.default_factory is list
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3), T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("mul", "mul"),
+)
+def pytree_tree_map_deque(x, y):
+    """A deque is flattened with its maxlen in the spec."""
+    out = pytree.tree_map(lambda t: t * 3, collections.deque([x, y], maxlen=4))
+    return list(out), out.maxlen
+
+
+@case(tags=["stdlib", "fullgraph"], calls=[Call(T(3), T(3))], options=FULLGRAPH)
+def pytree_treespec_repr(x, y):
+    """A TreeSpec's __repr__ (Python code of a traced library module) is inlined."""
+    spec = pytree.tree_structure({"a": x, "b": [y]})
+    return str(spec), spec.is_leaf(), x + 1
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("torch.sin"),
+)
+def functools_wraps_builtin_with_counter(x):
+    """wraps() of a builtin (which has no __annotations__: skipped, as CPython does), and
+    a wrapper counting its calls in an attribute of its own."""
+
+    def counted(fn):
+        @functools.wraps(fn)
+        def inner(*args):
+            inner.calls += 1
+            return fn(*args)
+
+        inner.calls = 0
+        return inner
+
+    sin = counted(torch.sin)
+    return sin(x), sin.calls, sin.__name__

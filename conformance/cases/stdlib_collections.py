@@ -482,3 +482,21 @@ def ordered_dict_subclass_super_setitem(x):
     out["logits"] = x * 2
     out["loss"] = x.sum()
     return out.logits + out["loss"], list(out.keys())
+
+
+@case(tags=TAGS, calls=[Call(T(3), [1, 2, 3])], expect=one_graph("mul"))
+def length_hint_of_list_iterator(x, items):
+    """A list iterator's hint counts the items left after a `next`."""
+    it = iter(items)
+    next(it)
+    return x * operator.length_hint(it)
+
+
+@case(tags=["stdlib", "fullgraph"], calls=[Call(T(3))], options={"fullgraph": True})
+def dict_of_ordered_dict_subclass(x):
+    """dict() of a model output (an OrderedDict subclass): a plain dict of its items."""
+    out = FieldsOutput()
+    out["logits"] = x * 2
+    out["hidden"] = x + 1
+    plain = dict(out)
+    return type(plain).__name__, list(plain), plain["logits"] - plain["hidden"]

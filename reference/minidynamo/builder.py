@@ -53,6 +53,7 @@ from minidynamo.variables.ctx_manager import (
 from minidynamo.variables.dicts import (
     ConstDictVariable,
     FrozensetVariable,
+    LazyItem,
     MappingProxyVariable,
     SetVariable,
 )
@@ -338,18 +339,22 @@ class VariableBuilder:
             types.MappingProxyType: MappingProxyVariable,
         }
         kind = kinds.get(type(value))
-        if kind is None or not all(_is_static_key(key) for key in value):
+        if kind is None or not all(_is_dict_key(key) for key in value):
             return self.wrap_object(value)
         if self.guards is not None:
             self.guards.add_dict_keys(self.source, value)
         items = {
-            key: self.child(lambda s, k=key, i=i: _dict_value_source(s, k, i))(item)
+            key: LazyItem(
+                functools.partial(
+                    self.child(lambda s, k=key, i=i: _dict_value_source(s, k, i)), item
+                )
+            )
             for i, (key, item) in enumerate(value.items())
         }
         return kind(items, source=self.source)
 
     def wrap_set(self, value: set | frozenset) -> VariableTracker:
-        if not all(_is_static_key(item) for item in value):
+        if not all(_is_dict_key(item) for item in value):
             return self.wrap_object(value)
         if self.guards is not None:
             self.guards.add_constant_match(self.source, value)
@@ -482,7 +487,9 @@ class VariableBuilder:
             key: self.child(lambda s, k=key: GetItemSource(AttrSource(s, "keywords"), k))(arg)
             for key, arg in value.keywords.items()
         }
-        return FunctoolsPartialVariable(fn, args, kwargs, source=self.source)
+        return FunctoolsPartialVariable(
+            fn, args, kwargs, source=self.source, has_attributes=bool(value.__dict__)
+        )
 
     def wrap_object(self, value: object) -> VariableTracker:
         # A torch.jit.script/trace function: its Python original (looked up only for
@@ -518,11 +525,10 @@ class VariableBuilder:
         return UserDefinedObjectVariable(value, source=self.source)
 
 
-def _is_static_key(key: object) -> bool:
-    """A dict key or set item the trace may hold as is: a static value, or a plain
-    function (it too compares and hashes by identity: pytree's registry and its
-    BUILTIN_TYPES hold `namedtuple`)."""
-    return is_static_value(key) or isinstance(key, types.FunctionType)
+def _is_dict_key(key: object) -> bool:
+    """A dict key or set item the trackers hold as itself: a constant, a class, or a
+    function (pytree's SUPPORTED_NODES is keyed by classes and `namedtuple`)."""
+    return is_static_value(key) or isinstance(key, (types.FunctionType, types.BuiltinFunctionType))
 
 
 def _dict_value_source(base: Source, key: object, index: int) -> Source:

@@ -236,9 +236,10 @@ class GuardSet:
     def add_dict_keys(self, source: Source, value: dict) -> None:
         self.add_type_match(source, value)
         keys = list(value.keys())
+        shown = ", ".join(_show_key(key) for key in keys)
         self._add(
             source,
-            f"list({source.name}.keys()) == {keys!r}",
+            f"list({source.name}.keys()) == [{shown}]",
             f"list({source.name}.keys()) == {self._bind(keys)}",
         )
 
@@ -508,9 +509,16 @@ class _Reads:
 
 
 def _show_constant(value: object) -> str:
-    """A guarded constant as guards print it: a set holding classes (hashed by address)
-    lists them sorted, so the text is the same in every process."""
-    if isinstance(value, (set, frozenset)) and any(isinstance(item, type) for item in value):
-        items = ", ".join(sorted(repr(item) for item in value))
+    """A guarded constant as guards print it: a set holding classes or functions (hashed
+    by address) lists them sorted, by name, so the text is the same in every process."""
+    if isinstance(value, (set, frozenset)) and any(
+        isinstance(item, (type, types.FunctionType)) for item in value
+    ):
+        items = ", ".join(sorted(_show_key(item) for item in value))
         return f"{type(value).__name__}({{{items}}})"
     return repr(value)
+
+
+def _show_key(key: object) -> str:
+    """A dict key or set item in guard text: a function by its name, not its address."""
+    return describe(key) if isinstance(key, types.FunctionType) else repr(key)

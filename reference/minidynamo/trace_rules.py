@@ -300,6 +300,8 @@ POLYFILLS: dict[Callable, Callable] = {
     itertools.cycle: itertools_polyfills.cycle,
     functools.reduce: functools_polyfills.reduce,
     functools.cmp_to_key: functools_polyfills.cmp_to_key,
+    functools.wraps: functools_polyfills.wraps,
+    functools.update_wrapper: functools_polyfills.update_wrapper,
     operator.length_hint: builtins_polyfills.length_hint,
     operator.itemgetter: operator_polyfills.itemgetter,
     operator.attrgetter: operator_polyfills.attrgetter,

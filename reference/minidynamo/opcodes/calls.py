@@ -134,8 +134,12 @@ FUNCTION_PARTS = {0x08: "closure", 0x04: "annotations", 0x02: "kwdefaults", 0x01
 def make_function(tx: InstructionTranslatorBase, flags: int, qualname: str | None = None) -> None:
     code = tx.pop().as_python_constant()
     parts = {name: tx.pop() for flag, name in FUNCTION_PARTS.items() if flags & flag}
-    parts.pop("annotations", None)
-    tx.push(NestedUserFunctionVariable(code, tx.f_globals, qualname=qualname, **parts))
+    has_annotations = parts.pop("annotations", None) is not None
+    tx.push(
+        NestedUserFunctionVariable(
+            code, tx.f_globals, qualname=qualname, has_annotations=has_annotations, **parts
+        )
+    )
 
 
 @handler("MAKE_FUNCTION", until=(3, 10))
@@ -158,7 +162,9 @@ def MAKE_FUNCTION_code_only(tx: InstructionTranslatorBase, inst: Instruction) ->
 def SET_FUNCTION_ATTRIBUTE(tx: InstructionTranslatorBase, inst: Instruction) -> None:
     value, fn = tx.popn(2)
     name = FUNCTION_PARTS[inst.argval]
-    if name != "annotations":
+    if name == "annotations":
+        fn.has_annotations = True
+    else:
         setattr(fn, name, value)
     tx.push(fn)
 

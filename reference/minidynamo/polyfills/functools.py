@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -52,3 +53,39 @@ def cmp_to_key(cmp: Callable[[Any, Any], int]) -> Callable[[Any], _CmpKey]:
         return _CmpKey(cmp, obj)
 
     return key
+
+
+def update_wrapper(
+    wrapper: Any,
+    wrapped: Any,
+    assigned: Iterable[str] = functools.WRAPPER_ASSIGNMENTS,
+    updated: Iterable[str] = functools.WRAPPER_UPDATES,
+) -> Any:
+    """As functools': the names are copied, and the wrapped function's ``__dict__`` one
+    attribute at a time (a traced function's ``__dict__`` is read-only)."""
+    for attr in assigned:
+        try:
+            value = getattr(wrapped, attr)
+        except AttributeError:
+            pass
+        else:
+            setattr(wrapper, attr, value)
+    for attr in updated:
+        if attr == "__dict__":
+            for name, value in getattr(wrapped, attr, {}).items():
+                setattr(wrapper, name, value)
+        else:
+            getattr(wrapper, attr).update(getattr(wrapped, attr, {}))
+    wrapper.__wrapped__ = wrapped
+    return wrapper
+
+
+def wraps(
+    wrapped: Any,
+    assigned: Iterable[str] = functools.WRAPPER_ASSIGNMENTS,
+    updated: Iterable[str] = functools.WRAPPER_UPDATES,
+) -> Callable[[Any], Any]:
+    def decorator(wrapper: Any) -> Any:
+        return update_wrapper(wrapper, wrapped, assigned, updated)
+
+    return decorator

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import torch
 from minidynamo import graph_break_registry as gb
 from minidynamo import trace_rules
-from minidynamo.exc import unimplemented
+from minidynamo.exc import Unsupported, unimplemented
 from minidynamo.source import AttrSource
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import (
@@ -97,6 +97,8 @@ class BuiltinVariable(VariableTracker):
         a C method, unbound (``list.append``, ``dict.__getitem__``)."""
         from minidynamo.variables.functions import PolyfilledFunctionVariable
 
+        if name in ("__name__", "__qualname__", "__module__"):  # `type(s).__name__`
+            return ConstantVariable(getattr(self.fn, name))
         if not isinstance(self.fn, type):
             return super().var_getattr(tx, name)
         polyfill = trace_rules.method_polyfill(self.fn, name)
@@ -287,7 +289,7 @@ def _call_partial(
 ) -> VariableTracker:
     from minidynamo.variables.functions import FunctoolsPartialVariable
 
-    return FunctoolsPartialVariable(fn, list(args), kwargs)
+    return FunctoolsPartialVariable.of(fn, list(args), kwargs)
 
 
 def _call_method_type(
@@ -397,15 +399,34 @@ def _call_frozenset(
 def _call_dict(
     tx: InstructionTranslatorBase, arg: VariableTracker | None = None, **kwargs: VariableTracker
 ) -> VariableTracker:
+    from minidynamo.variables.user_dict import UserDefinedDictVariable
+
     items: dict[Any, VariableTracker] = {}
+    if isinstance(arg, UserDefinedDictVariable) and all(
+        arg.dict_method(name) for name in ("__iter__", "keys", "__getitem__")
+    ):
+        arg = arg.items  # a dict subclass's items, read as its dict base reads them
     if isinstance(arg, ConstDictVariable):
         items.update(arg.items)
+    elif arg is not None and _is_mapping(arg):
+        # Another mapping (an instance of a dict subclass): read through keys(), as
+        # CPython's dict() does.
+        result = ConstDictVariable({})
+        result.method_update(tx, arg, **kwargs)
+        return result
     elif arg is not None:
         for pair in _iterate(tx, arg):
             key, value = _iterate(tx, pair)
             items[constant_key(key)] = value
     items.update(kwargs)
     return ConstDictVariable(items)
+
+
+def _is_mapping(vt: VariableTracker) -> bool:
+    try:
+        return hasattr(vt.python_type(), "keys")
+    except Unsupported:
+        return False
 
 
 def _call_ordered_dict(

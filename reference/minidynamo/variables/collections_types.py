@@ -46,6 +46,11 @@ class DequeVariable(ListVariable):
     def new(self, items: list[VariableTracker]) -> DequeVariable:
         return DequeVariable(items, maxlen=self.maxlen)
 
+    def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
+        if name == "maxlen":  # read-only
+            return ConstantVariable(self.maxlen)
+        return super().var_getattr(tx, name)
+
     def reconstruct_contents(self, codegen: PyCodegen) -> None:
         codegen.load_callable(collections.deque)
         for item in self.items:
@@ -170,6 +175,11 @@ class DefaultDictVariable(ConstDictVariable):
 
     def python_type(self) -> type:
         return collections.defaultdict
+
+    def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
+        if name == "default_factory":
+            return self.default_factory
+        return super().var_getattr(tx, name)
 
     def as_python_constant(self) -> Any:
         factory = self.default_factory.as_python_constant()

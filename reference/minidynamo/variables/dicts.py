@@ -9,6 +9,7 @@ has two items. As with lists, only dicts and sets created in the frame are mutat
 from __future__ import annotations
 
 import types
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from minidynamo import trace_rules
@@ -113,15 +114,63 @@ def key_constant(key: Any) -> Any:
     return key
 
 
-class ConstDictVariable(VariableTracker):
-    """A `dict` whose keys are constants and whose values are VariableTrackers."""
+class LazyItem:
+    """A value of an input dict the trace has not read: wrapped, and so guarded, on its
+    first read (as Dynamo's LazyVariableTracker), so a dict of many values (pytree's
+    SUPPORTED_NODES) costs only the guards on what the program uses."""
 
-    def __init__(self, items: dict[Any, VariableTracker], *, source: Source | None = None) -> None:
+    def __init__(self, build: Callable[[], VariableTracker]) -> None:
+        self._build: Callable[[], VariableTracker] | None = build
+        self._vt: VariableTracker | None = None
+
+    def realize(self) -> VariableTracker:
+        if self._build is not None:
+            build, self._build = self._build, None
+            self._vt = build()
+        assert self._vt is not None
+        return self._vt
+
+
+def _realized(value: VariableTracker | LazyItem) -> VariableTracker:
+    return value.realize() if isinstance(value, LazyItem) else value
+
+
+class ConstDictVariable(VariableTracker):
+    """A `dict` whose keys are constants and whose values are VariableTrackers (or, for
+    an input dict, LazyItems until read: `items` reads them all, `value` one)."""
+
+    def __init__(
+        self, items: dict[Any, VariableTracker | LazyItem], *, source: Source | None = None
+    ) -> None:
         super().__init__(source=source)
-        self.items = dict(items)
+        self._items = dict(items)
+
+    @property
+    def items(self) -> dict[Any, VariableTracker]:
+        """Every value, read (wrapped and guarded) where it was not yet."""
+        for key, value in self._items.items():
+            if isinstance(value, LazyItem):
+                self._items[key] = value.realize()
+        return self._items  # type: ignore[return-value]
+
+    @items.setter
+    def items(self, items: dict[Any, VariableTracker]) -> None:
+        self._items = items  # type: ignore[assignment]
+
+    def keys(self) -> list[Any]:
+        """The keys, without reading the values."""
+        return list(self._items)
+
+    def has_unread(self) -> bool:
+        return any(isinstance(value, LazyItem) for value in self._items.values())
+
+    def value(self, key: Any) -> VariableTracker:
+        """The value of a present key, read (wrapped and guarded) now if it was not."""
+        value = self._items[key] = _realized(self._items[key])
+        return value
 
     def __repr__(self) -> str:
-        return f"ConstDictVariable(length={len(self.items)})"
+        return f"ConstDictVariable(length={len(self._items)})"
 
     def python_type(self) -> type:
         return dict
@@ -133,10 +182,10 @@ class ConstDictVariable(VariableTracker):
         return {key_constant(key): value.as_proxy() for key, value in self.items.items()}
 
     def bool_value(self) -> bool:
-        return bool(self.items)
+        return bool(self._items)
 
     def unpack_var_sequence(self, tx: InstructionTranslatorBase) -> list[VariableTracker]:
-        return [key_variable(key) for key in self.items]
+        return [key_variable(key) for key in self._items]
 
     def is_new_object(self) -> bool:
         return self.source is None
@@ -154,15 +203,15 @@ class ConstDictVariable(VariableTracker):
         codegen.build(dict, len(self.items))
 
     def method_len(self, tx: InstructionTranslatorBase) -> VariableTracker:
-        return ConstantVariable(len(self.items))
+        return ConstantVariable(len(self._items))
 
     def method_getitem(
         self, tx: InstructionTranslatorBase, key: VariableTracker
     ) -> VariableTracker:
         k = constant_key(key)
-        if k not in self.items:
+        if k not in self._items:
             raise_observed(KeyError, key_constant(k))
-        return self.items[k]
+        return self.value(k)
 
     def method_get(
         self,
@@ -170,12 +219,15 @@ class ConstDictVariable(VariableTracker):
         key: VariableTracker,
         default: VariableTracker | None = None,
     ) -> VariableTracker:
-        return self.items.get(constant_key(key), default or ConstantVariable(None))
+        k = constant_key(key)
+        if k not in self._items:
+            return default or ConstantVariable(None)
+        return self.value(k)
 
     def method_contains(
         self, tx: InstructionTranslatorBase, key: VariableTracker
     ) -> VariableTracker:
-        return ConstantVariable(constant_key(key) in self.items)
+        return ConstantVariable(constant_key(key) in self._items)
 
     def method_iter(self, tx: InstructionTranslatorBase) -> VariableTracker:
         return ListIteratorVariable(self.unpack_var_sequence(tx))
@@ -190,7 +242,7 @@ class ConstDictVariable(VariableTracker):
         return DictViewVariable(self, "items")
 
     def method_copy(self, tx: InstructionTranslatorBase) -> VariableTracker:
-        return ConstDictVariable(self.items)
+        return ConstDictVariable(self._items)
 
     def method_setitem(
         self, tx: InstructionTranslatorBase, key: VariableTracker, value: VariableTracker
@@ -277,7 +329,7 @@ class MappingProxyVariable(ConstDictVariable):
         codegen.call(1)
 
     def method_copy(self, tx: InstructionTranslatorBase) -> VariableTracker:
-        return ConstDictVariable(self.items)
+        return ConstDictVariable(self._items)
 
     def call_method(
         self,
@@ -303,9 +355,9 @@ class DictViewVariable(VariableTracker):
         return f"DictViewVariable({self.kind})"
 
     def unpack_var_sequence(self, tx: InstructionTranslatorBase) -> list[VariableTracker]:
-        items = self.dict_vt.items
         if self.kind == "keys":
-            return [key_variable(key) for key in items]
+            return [key_variable(key) for key in self.dict_vt.keys()]
+        items = self.dict_vt.items
         if self.kind == "values":
             return list(items.values())
         return [TupleVariable([key_variable(k), v]) for k, v in items.items()]
@@ -317,14 +369,14 @@ class DictViewVariable(VariableTracker):
         """A keys view is a constant set-like value (`a.keys() & b.keys()` folds); the
         others are as constant as the dict's values."""
         if self.kind == "keys":
-            return dict.fromkeys(key_constant(key) for key in self.dict_vt.items).keys()
+            return dict.fromkeys(key_constant(key) for key in self.dict_vt.keys()).keys()
         return getattr(self.dict_vt.as_python_constant(), self.kind)()
 
     def method_iter(self, tx: InstructionTranslatorBase) -> VariableTracker:
         return ListIteratorVariable(self.unpack_var_sequence(tx))
 
     def method_len(self, tx: InstructionTranslatorBase) -> VariableTracker:
-        return ConstantVariable(len(self.dict_vt.items))
+        return ConstantVariable(len(self.dict_vt.keys()))
 
     def method_contains(
         self, tx: InstructionTranslatorBase, key: VariableTracker

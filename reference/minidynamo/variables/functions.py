@@ -35,7 +35,7 @@ from minidynamo.side_effects import DELETED
 from minidynamo.source import AttrSource, GetItemSource, GlobalSource
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable
-from minidynamo.variables.dicts import ConstDictVariable
+from minidynamo.variables.dicts import ConstDictVariable, MappingProxyVariable
 from minidynamo.variables.lists import IteratorVariable, TupleVariable
 from minidynamo.variables.misc import CellVariable
 from torch.multiprocessing.reductions import StorageWeakRef
@@ -134,6 +134,14 @@ class BaseUserFunctionVariable(VariableTracker):
 
 # Attributes of a function object that are fixed once it exists: read as constants.
 FUNCTION_NAME_ATTRIBUTES = ("__name__", "__qualname__", "__module__", "__doc__")
+# Attributes of an existing function read from it, guarded through its source.
+_READ_ATTRIBUTES = (
+    "__defaults__",
+    "__kwdefaults__",
+    "__annotations__",
+    "__dict__",
+    "__type_params__",
+)
 
 
 class GeneratorVariable(IteratorVariable):
@@ -291,7 +299,7 @@ class UserFunctionVariable(BaseUserFunctionVariable):
 
         if name in FUNCTION_NAME_ATTRIBUTES or name == "__code__":
             return ConstantVariable(getattr(self.fn, name))
-        if name in ("__defaults__", "__kwdefaults__") or name in self.fn.__dict__:
+        if (name in _READ_ATTRIBUTES and hasattr(self.fn, name)) or name in self.fn.__dict__:
             source = None if self.source is None else AttrSource(self.source, name)
             return VariableBuilder(tx, source)(getattr(self.fn, name))
         return super().var_getattr(tx, name)
@@ -337,6 +345,12 @@ class UserFunctionVariable(BaseUserFunctionVariable):
         return cells
 
 
+# What `functools.wraps` sets on a function: its names, kept in the function's slots,
+# and ``__wrapped__``, kept in its ``__dict__``.
+_FUNCTION_SLOTS = frozenset(functools.WRAPPER_ASSIGNMENTS) | {"__type_params__"}
+_WRAPPER_NAMES = _FUNCTION_SLOTS | {"__wrapped__"}
+
+
 class NestedUserFunctionVariable(BaseUserFunctionVariable):
     """A function created while tracing (MAKE_FUNCTION): a nested def, lambda or
     comprehension; its closure holds this trace's own CellVariables."""
@@ -350,9 +364,11 @@ class NestedUserFunctionVariable(BaseUserFunctionVariable):
         kwdefaults: VariableTracker | None = None,
         closure: VariableTracker | None = None,
         qualname: str | None = None,
+        has_annotations: bool = False,
     ) -> None:
         super().__init__()
         self.code = code
+        self.has_annotations = has_annotations
         self.qualname = qualname or getattr(code, "co_qualname", code.co_name)
         # ``functools.wraps(wrapped)`` applied to it: (the decorator, wrapped)
         self.wrapped_by: tuple[Callable, VariableTracker] | None = None
@@ -403,12 +419,32 @@ class NestedUserFunctionVariable(BaseUserFunctionVariable):
             return ConstantVariable(self.f_globals.get("__name__"))
         if name == "__code__":
             return ConstantVariable(self.code)
+        if name == "__doc__":
+            first = self.code.co_consts[0] if self.code.co_consts else None
+            return ConstantVariable(first if isinstance(first, str) else None)
+        if name == "__type_params__" and hasattr(types.FunctionType, name):
+            return TupleVariable([])
+        if name == "__annotations__" and not self.has_annotations:
+            # Made on first read and kept, as CPython's; annotations given are not kept.
+            annotations = ConstDictVariable({})
+            tx.output.side_effects.store_attr(self, name, annotations)
+            return annotations
+        if name == "__dict__":
+            attributes = tx.output.side_effects.new_object_attributes(self)
+            return MappingProxyVariable(
+                {
+                    key: value
+                    for key, value in attributes
+                    if key not in _FUNCTION_SLOTS and value is not DELETED
+                }
+            )
         return super().var_getattr(tx, name)
 
     def store_attr(self, tx: InstructionTranslatorBase, name: str, value: VariableTracker) -> None:
         """``inner.calls = 1``: kept in SideEffects, set again when the function is
-        rebuilt. Dunder attributes (``__defaults__``, ``__code__``) change the function."""
-        if name.startswith("__") and name.endswith("__"):
+        rebuilt; so are the names `functools.wraps` copies. Other dunder attributes
+        (``__defaults__``, ``__code__``) change the function."""
+        if name.startswith("__") and name.endswith("__") and name not in _WRAPPER_NAMES:
             unimplemented(f"assignment to the function attribute {name}")
         tx.output.side_effects.store_attr(self, name, value)
 
@@ -623,11 +659,24 @@ class FunctoolsPartialVariable(VariableTracker):
         kwargs: dict[str, VariableTracker],
         *,
         source: Source | None = None,
+        has_attributes: bool = False,
     ) -> None:
         super().__init__(source=source)
         self.fn = fn
         self.args = args
         self.kwargs = kwargs
+        self.has_attributes = has_attributes  # a `__dict__` (only an input's: see `of`)
+
+    @classmethod
+    def of(
+        cls, fn: VariableTracker, args: list[VariableTracker], kwargs: dict[str, VariableTracker]
+    ) -> FunctoolsPartialVariable:
+        """``functools.partial(fn, *args, **kwargs)``: a partial of a partial without
+        attributes is flattened into one, as CPython's constructor does (the trace sets
+        no attribute on a partial it makes)."""
+        if isinstance(fn, FunctoolsPartialVariable) and not fn.has_attributes:
+            return cls(fn.fn, [*fn.args, *args], {**fn.kwargs, **kwargs})
+        return cls(fn, args, kwargs)
 
     def __repr__(self) -> str:
         return f"FunctoolsPartialVariable({self.fn!r})"

@@ -173,7 +173,12 @@ def computed(fn: Callable, args: list[VariableTracker]) -> VariableTracker | Non
 
 
 def holds_unrealized(container: VariableTracker) -> bool:
-    """Whether a list or tuple holds a lazy constant whose value is not guarded yet."""
+    """Whether a list or tuple holds a lazy constant whose value is not guarded yet, or
+    a dict a value not read yet."""
+    from minidynamo.variables.dicts import ConstDictVariable
+
+    if isinstance(container, ConstDictVariable):
+        return container.has_unread()
     items = getattr(container, "items", None)
     return isinstance(items, list) and any(
         isinstance(item, _LazyValue) and not item.realized for item in items

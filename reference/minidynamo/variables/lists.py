@@ -107,7 +107,9 @@ class BaseListVariable(VariableTracker):
     def method_iter(self, tx: InstructionTranslatorBase) -> VariableTracker:
         # The very item list, not a copy: as CPython's list iterator, it sees the items
         # appended while the loop (or a generator reading the list) runs.
-        return ListIteratorVariable(self.items)
+        cls = self.python_type()
+        kind = next((it for base, it in _ITERATOR_TYPES.items() if issubclass(cls, base)), None)
+        return ListIteratorVariable(self.items, kind=kind)
 
     def method_add_op(
         self, tx: InstructionTranslatorBase, other: VariableTracker
@@ -444,22 +446,37 @@ def iterator_of(tx: InstructionTranslatorBase, iterable: VariableTracker) -> Ite
     return ListIteratorVariable(iterable.unpack_var_sequence(tx))
 
 
+# The iterator classes of the builtin sequences, by the class they iterate.
+_ITERATOR_TYPES: dict[type, type] = {list: type(iter([])), tuple: type(iter(()))}
+
+
 class ListIteratorVariable(IteratorVariable):
     """The iterator of an unrolled `for` loop: items are known at trace time (a list's
     own item list, read as it grows). With a source, a tuple iterator of the frame's
     inputs (its items guarded, as Dynamo's): the items it gives are taken from the real
     one after the graph, by `SideEffects`."""
 
-    def __init__(self, items: list[VariableTracker], *, source: Source | None = None) -> None:
+    def __init__(
+        self,
+        items: list[VariableTracker],
+        *,
+        source: Source | None = None,
+        kind: type | None = None,
+    ) -> None:
         super().__init__(source=source)
         self.items = items
         self.index = 0
+        self.kind = kind  # list_iterator, tuple_iterator: where the iterable is known
 
     def __repr__(self) -> str:
         return f"ListIteratorVariable(length={len(self.items)}, index={self.index})"
 
     def python_type(self) -> type:
-        return type(iter(())) if self.source is not None else super().python_type()
+        if self.source is not None:
+            return type(iter(()))
+        # Where the iterable is not known (``m.parameters()``), a list iterator: what
+        # `isinstance(params, torch.Tensor)` in library code asks is answered alike.
+        return self.kind or type(iter([]))
 
     def advance(self, index: int) -> None:
         if self.source is not None and index > self.index:
@@ -467,6 +484,12 @@ class ListIteratorVariable(IteratorVariable):
 
             current_tx().output.side_effects.advance_iterator(self)
         self.index = index
+
+    def method_length_hint(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        """What is left, as CPython's list and tuple iterators count it."""
+        if self.kind is None:
+            unimplemented(f"__length_hint__ of {self!r}")
+        return ConstantVariable(max(len(self.items) - self.index, 0))
 
     def next_variable(self) -> VariableTracker | None:
         if self.index >= len(self.items):
@@ -479,12 +502,13 @@ class ListIteratorVariable(IteratorVariable):
         self.advance(len(self.items))
         return rest
 
-    def python_type(self) -> type:
-        return type(iter([]))
-
     def reconstruct(self, codegen: PyCodegen) -> None:
         """``iter([...])`` of the items not yet taken: what the code after a graph break
-        goes on consuming (``m.parameters()`` passed on to a library function)."""
+        goes on consuming (``m.parameters()`` passed on to a library function); an
+        input iterator is reloaded (the items taken are taken from it after the graph)."""
+        if self.source is not None:
+            self.source.reconstruct(codegen)
+            return
         codegen.load_callable(iter)
         for item in self.items[self.index :]:
             codegen(item)

@@ -8,6 +8,7 @@ the container's method; on a user object its dunder method is inlined.
 
 from __future__ import annotations
 
+import collections
 import inspect
 import operator
 import types
@@ -146,6 +147,8 @@ def compare_identity_or_equal(
         return False
     if isinstance(a, BaseListVariable) and isinstance(b, BaseListVariable):
         return sequences_equal(tx, a, b)
+    if isinstance(a, ConstDictVariable) and isinstance(b, ConstDictVariable):
+        return dicts_equal(tx, a, b)
     unimplemented(f"`==` between {a!r} and {b!r}")
 
 
@@ -159,6 +162,21 @@ def sequences_equal(
         return False
     pairs = zip(left.items, right.items, strict=True)
     return all(compare_identity_or_equal(tx, a, b) for a, b in pairs)
+
+
+def dicts_equal(
+    tx: InstructionTranslatorBase, left: ConstDictVariable, right: ConstDictVariable
+) -> bool:
+    """``left == right`` of two dicts as CPython compares them: the same keys (in the
+    same order where both are OrderedDicts), each with values equal by identity first,
+    then ``==``; only the values compared are read."""
+    keys, other_keys = left.keys(), right.keys()
+    if len(keys) != len(other_keys) or any(key not in other_keys for key in keys):
+        return False
+    ordered = all(issubclass(d.python_type(), collections.OrderedDict) for d in (left, right))
+    if ordered and keys != other_keys:
+        return False
+    return all(compare_identity_or_equal(tx, left.value(k), right.value(k)) for k in keys)
 
 
 def holds_mutable(vt: VariableTracker) -> bool:
@@ -239,6 +257,9 @@ def call_container_operator(
         return ConstantVariable(fn is operator.ne)
     if fn in (operator.eq, operator.ne) and isinstance(left, BaseListVariable):
         equal = sequences_equal(tx, left, rest[0])  # type: ignore[arg-type]
+        return ConstantVariable(equal if fn is operator.eq else not equal)
+    if fn in (operator.eq, operator.ne) and isinstance(left, ConstDictVariable):
+        equal = dicts_equal(tx, left, rest[0])  # type: ignore[arg-type]
         return ConstantVariable(equal if fn is operator.eq else not equal)
     if fn not in CONTAINER_METHODS:
         unimplemented(f"operator.{fn.__name__} on {', '.join(map(repr, args))}")

@@ -21,6 +21,7 @@ from minidynamo.exc import unimplemented
 from minidynamo.trace_rules import Rule
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable, fold
+from minidynamo.variables.exceptions import raise_observed
 from minidynamo.variables.functions import FUNCTION_NAME_ATTRIBUTES, UserFunctionVariable
 from minidynamo.variables.functorch import call_functorch_effect
 from minidynamo.variables.lists import SizeVariable
@@ -87,6 +88,9 @@ class TorchInGraphFunctionVariable(VariableTracker):
             except AttributeError:
                 unimplemented(f"operator {self.fn} has no overload {name!r}")
             return TorchInGraphFunctionVariable(overload)
+        if not hasattr(self.fn, name):  # `functools.wraps` asks a builtin for __annotations__
+            kind = type(self.fn).__name__
+            raise_observed(AttributeError, f"{kind!r} object has no attribute {name!r}")
         return super().var_getattr(tx, name)
 
     def call_function(

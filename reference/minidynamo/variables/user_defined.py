@@ -94,10 +94,11 @@ def user_slot(cls: type, name: str) -> types.FunctionType | None:
     return None
 
 
-def _traced_getter(cls: type) -> types.FunctionType | None:
-    """A descriptor class's Python ``__get__`` that the trace can follow: user code's, or
-    a traced library module's (`lazy_property` of torch.distributions); None otherwise."""
-    fn = inspect.getattr_static(cls, "__get__", None)
+def _traced_slot(cls: type, name: str) -> types.FunctionType | None:
+    """The class's Python method `name` that the trace can follow: user code's, or a
+    traced library module's (`lazy_property.__get__` of torch.distributions, pytree's
+    `TreeSpec.__repr__`); None otherwise."""
+    fn = inspect.getattr_static(cls, name, None)
     if isinstance(fn, types.FunctionType) and trace_rules.lookup(fn) is trace_rules.Rule.INLINE:
         return fn
     return None
@@ -149,7 +150,7 @@ def wrap_class_attribute(
     polyfill = owner.method_polyfill(attr.__name__) if is_method_descriptor(attr) else None
     if polyfill is not None:  # `obj.__reduce_ex__` of object
         return UserMethodVariable(UserFunctionVariable(polyfill), owner)
-    getter = _traced_getter(type(attr))
+    getter = _traced_slot(type(attr), "__get__")
     if getter is not None:  # a user's descriptor: its __get__(obj or None, cls) inlined
         instance = ConstantVariable(None) if isinstance(owner, UserDefinedClassVariable) else owner
         cls_vt = owner if instance is not owner else VariableBuilder(tx, None)(owner.python_type())
@@ -449,7 +450,7 @@ class UserDefinedObjectVariable(VariableTracker):
         ``__format__`` is ``str`` (empty spec), its ``__str__`` is ``repr``. object's
         ``__repr__`` (an address) is not modelled."""
         cls = type(self.value)
-        fn = user_slot(cls, slot)
+        fn = _traced_slot(cls, slot)
         if fn is None:
             own = inspect.getattr_static(cls, slot)
             if slot == "__format__" and own is object.__format__ and not spec:
