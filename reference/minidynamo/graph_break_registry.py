@@ -229,6 +229,15 @@ _TYPES = [
         "torch.library.custom_op and its register_fake).",
         "GB0090",
     ),
+    GraphBreakType(
+        "GB0048",
+        "function disabled by torch",
+        "A function wrapped by torch.compiler.disable (torch._dynamo.disable, "
+        "torch._disable_dynamo) runs in CPython, between two graphs, and so do the "
+        "functions it calls (all but itself are compiled with recursive=False).",
+        "Remove the disable if the function can be traced.",
+        "GB0098",
+    ),
 ]
 
 REGISTRY: dict[str, GraphBreakType] = {gb.gb_id: gb for gb in _TYPES}
@@ -260,3 +269,4 @@ REQUIRES_GRAD_LEAKED = "GB0024"
 MODULE_BACKWARD_HOOKS = "GB0025"
 HIGHER_ORDER_SIDE_EFFECT = "GB0042"
 NO_FAKE_KERNEL = "GB0030"
+TORCH_DISABLED_FUNCTION = "GB0048"

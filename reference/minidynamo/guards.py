@@ -27,7 +27,7 @@ from torch._guards import ChainedSource, Source
 from minidynamo import shapes
 from minidynamo.eval_frame import param_count
 from minidynamo.shapes import DYNAMIC_DIMS, marked_dims, tensor_guard_sizes
-from minidynamo.source import GlobalSource, LocalSource, NumpyTensorSource
+from minidynamo.source import GlobalSource, LocalSource, NumpyTensorSource, from_numpy
 
 # The order a check function evaluates guards in: type and identity checks (cheap, and
 # they make the later reads safe), then values, then the tensors (one C call), then the
@@ -131,7 +131,7 @@ class GuardSet:
     def __init__(self) -> None:
         self.guards: dict[str, Guard] = {}
         # `___from_numpy(L['a'])`: the tensor view of an ndarray input (NumpyTensorSource).
-        self.namespace: dict[str, Any] = {"___from_numpy": torch.from_numpy}
+        self.namespace: dict[str, Any] = {"___from_numpy": from_numpy}
         # The sources of tensor inputs, parameters aside, for `add_no_aliasing`.
         self.tensor_sources: dict[str, Source] = {}
         # Every source a guard reads, by name: the check function reads each once.
@@ -189,11 +189,13 @@ class GuardSet:
                 f"{source.name} == {self._bind(expected)}",
             )
 
-    def add_not_nan(self, source: Source) -> None:
+    def add_not_nan(self, source: Source, *, item: bool = False) -> None:
         """A float traced as a symbol is not NaN: the ShapeEnv cannot reason about NaN, so
-        a NaN is compiled as a constant (as Dynamo: ``not math.isnan(L['f'])``)."""
+        a NaN is compiled as a constant (as Dynamo: ``not math.isnan(L['f'])``); ``item``:
+        the value of a 0-dim tensor (``not math.isnan(___from_numpy(L['s']).item())``)."""
         self.namespace.setdefault("math", math)
-        self._add(source, f"not math.isnan({source.name})", f"{source.name} == {source.name}")
+        value = f"{source.name}.item()" if item else source.name
+        self._add(source, f"not math.isnan({value})", f"{value} == {value}")
 
     def add_id_match(self, source: Source, value: object) -> None:
         self._add(
@@ -218,10 +220,17 @@ class GuardSet:
         )
 
     def add_tensor_match(
-        self, source: Source, value: torch.Tensor, fake: torch.Tensor | None = None
+        self,
+        source: Source,
+        value: torch.Tensor,
+        fake: torch.Tensor | None = None,
+        *,
+        aliasable: bool = True,
     ) -> None:
+        """`aliasable=False`: a tensor made afresh per call (of a NumPy scalar), which
+        no other input can share memory with."""
         spec = TensorSpec.of(value, fake)
-        if type(value) is not torch.nn.Parameter:
+        if type(value) is not torch.nn.Parameter and aliasable:
             # An ndarray's tensor view is made afresh per call: the arrays are compared.
             distinct = source.base if isinstance(source, NumpyTensorSource) else source
             self.tensor_sources.setdefault(distinct.name, distinct)

@@ -125,6 +125,39 @@ def is_ndarray(vt: VariableTracker) -> bool:
     return isinstance(vt, NumpyNdarrayVariable)
 
 
+def is_numpy_scalar(vt: VariableTracker) -> bool:
+    return isinstance(vt, NumpyNdarrayVariable) and vt.scalar is not None
+
+
+def specialize(vt: VariableTracker, tx: InstructionTranslatorBase) -> VariableTracker:
+    """A NumPy scalar input as its guarded constant; any other value as it is."""
+    return vt.specialize(tx) if is_numpy_scalar(vt) else vt  # type: ignore[attr-defined]
+
+
+def is_torch_tensor(vt: VariableTracker) -> bool:
+    return isinstance(vt, TensorVariable) and not is_ndarray(vt)
+
+
+def call_torch_operator_with_scalar(
+    tx: InstructionTranslatorBase, fn: Callable, args: list[VariableTracker]
+) -> VariableTracker:
+    """`x * s` (or `s * x`) of a tensor and a NumPy scalar input: torch's operator, which
+    takes the scalar as a Python number (NumPy's defers to it). The scalar is the graph's
+    0-dim tensor; where that would promote otherwise than a number does (an int tensor
+    times a float: float32, not float64), it is first cast to the dtype eager computes in
+    (Dynamo 2.14 does not, and differs from eager there)."""
+    tensor = next(arg for arg in args if is_torch_tensor(arg))
+    operands = []
+    for arg in args:
+        if is_numpy_scalar(arg):
+            number = arg.scalar.item()  # type: ignore[attr-defined]
+            dtype = torch.result_type(tensor.example_value, number)
+            if torch.result_type(tensor.example_value, arg.example_value) != dtype:
+                arg = tx.output.call(tx, "call_method", "to", [arg, ConstantVariable(dtype)])
+        operands.append(arg)
+    return tx.output.call(tx, "call_function", fn, operands)
+
+
 def as_ndarray(vt: VariableTracker) -> VariableTracker:
     """A graph value the program sees as an ndarray: tensors become ndarrays (in tuples
     and lists too, e.g. `np.histogram`'s pair); numbers and None stay as they are."""
@@ -153,7 +186,9 @@ def call_numpy_operator(
 ) -> VariableTracker:
     """An `operator` function with an ndarray operand. An in-place one (`a += 1`)
     writes into the ndarray's tensor and gives back the same ndarray, as NumPy does."""
-    if isinstance(args[0], TensorVariable) and not is_ndarray(args[0]):
+    if any(is_torch_tensor(arg) for arg in args) and any(is_numpy_scalar(arg) for arg in args):
+        return call_torch_operator_with_scalar(tx, fn, args)
+    if is_torch_tensor(args[0]):
         # `x + a` of a tensor: torch's operator, which takes the ndarray as a tensor.
         return tx.output.call(tx, "call_function", fn, args)
     if fn is operator.setitem:
@@ -167,20 +202,34 @@ def call_numpy_operator(
 
 
 class NumpyNdarrayVariable(TensorVariable):
-    """An np.ndarray, held in the graph as the tensor it wraps (torch._numpy's view)."""
+    """An np.ndarray, held in the graph as the tensor it wraps (torch._numpy's view); or
+    a NumPy scalar input (`scalar`, its value when traced), held as a 0-dim one."""
 
     def __init__(
-        self, proxy: torch.fx.Proxy, example_value: torch.Tensor, *, source: Source | None = None
+        self,
+        proxy: torch.fx.Proxy,
+        example_value: torch.Tensor,
+        *,
+        source: Source | None = None,
+        scalar: np.generic | None = None,
     ) -> None:
         # `source` is the ndarray's own (``L['a']``); the graph input's is
         # ``___from_numpy(L['a'])``.
         super().__init__(proxy, example_value, source=source)
+        self.scalar = scalar
 
     def __repr__(self) -> str:
         return f"NumpyNdarrayVariable({list(self.example_value.shape)})"
 
     def python_type(self) -> type:
-        return np.ndarray
+        return np.ndarray if self.scalar is None else type(self.scalar)
+
+    def specialize(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        """A NumPy scalar input as the constant it is, guarded on its value: where torch
+        takes it as a Python number (`torch.zeros(n)`), which a 0-dim array is not."""
+        assert self.scalar is not None and self.source is not None
+        tx.output.guards.add_constant_match(self.source, self.scalar)
+        return ConstantVariable(self.scalar)
 
     def is_new_object(self) -> bool:
         # An array the graph made is one ndarray object however often it is rebuilt.
