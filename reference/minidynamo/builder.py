@@ -382,12 +382,12 @@ class VariableBuilder:
         if getattr(value, "_minidynamo_compiled", False):
             # A compiled function called from compiled code is inlined, like any other.
             return self.child(lambda s: AttrSource(s, "__wrapped__"))(value.__wrapped__)
-        if value not in trace_rules.HIGHER_ORDER_OPS and trace_rules.disabled_by_torch(value):
+        recursive = trace_rules.disabled_by_torch(value)
+        if recursive is not None and value not in trace_rules.HIGHER_ORDER_OPS:
             self.guard_identity(value)
             reason = "call of a function wrapped by torch.compiler.disable"
-            return SkipFunctionVariable(
-                value, reason, gb.TORCH_DISABLED_FUNCTION, source=self.source
-            )
+            gb_id = gb.TORCH_DISABLED_FUNCTION if recursive else gb.TORCH_DISABLED_FRAME
+            return SkipFunctionVariable(value, reason, gb_id, source=self.source)
         inner = trace_rules.wrapped_by(value)
         if inner is not None:
             return self.child(lambda s: AttrSource(s, inner))(getattr(value, inner))

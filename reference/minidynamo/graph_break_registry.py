@@ -234,9 +234,17 @@ _TYPES = [
         "function disabled by torch",
         "A function wrapped by torch.compiler.disable (torch._dynamo.disable, "
         "torch._disable_dynamo) runs in CPython, between two graphs, and so do the "
-        "functions it calls (all but itself are compiled with recursive=False).",
+        "functions it calls.",
         "Remove the disable if the function can be traced.",
         "GB0098",
+    ),
+    GraphBreakType(
+        "GB0049",
+        "function disabled by torch, not its callees",
+        "A function wrapped by torch.compiler.disable(recursive=False) runs in CPython, "
+        "between two graphs; the functions it calls are compiled.",
+        "Remove the disable if the function can be traced.",
+        "GB0099",
     ),
 ]
 
@@ -270,3 +278,4 @@ MODULE_BACKWARD_HOOKS = "GB0025"
 HIGHER_ORDER_SIDE_EFFECT = "GB0042"
 NO_FAKE_KERNEL = "GB0030"
 TORCH_DISABLED_FUNCTION = "GB0048"
+TORCH_DISABLED_FRAME = "GB0049"

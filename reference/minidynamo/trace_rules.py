@@ -232,13 +232,17 @@ def disables_frame_of_closure(code: types.CodeType) -> bool:
     )
 
 
-def disabled_by_torch(fn: object) -> bool:
-    """A function wrapped by torch.compiler.disable or torch._disable_dynamo: a call of it
-    met by the trace runs in CPython (Dynamo's "Skip calling torch.compiler.disable()d
-    function"). Read statically: no user `__getattr__` runs."""
-    if inspect.getattr_static(fn, "_torchdynamo_disable", False) is True:
+def disabled_by_torch(fn: object) -> bool | None:
+    """Whether `fn` is wrapped by torch.compiler.disable or torch._disable_dynamo, whose
+    call the trace leaves to CPython (Dynamo's "Skip calling torch.compiler.disable()d
+    function"): True where the frames it calls are left too, False where they are
+    converted (recursive=False), None where it is not. Read statically: no user
+    `__getattr__` runs."""
+    if getattr(fn, "__code__", None) is _TORCH_DISABLE_DYNAMO:
         return True
-    return getattr(fn, "__code__", None) is _TORCH_DISABLE_DYNAMO
+    if inspect.getattr_static(fn, "_torchdynamo_disable", False) is not True:
+        return None
+    return inspect.getattr_static(fn, "_torchdynamo_disable_recursive", True) is not False
 
 
 def explicit_break(fn: object) -> str | None:
