@@ -157,3 +157,37 @@ def test_one_array_passed_twice_is_another_trace() -> None:
     shared = np.zeros(2)
     np.testing.assert_array_equal(compiled(shared, shared), [2.0, 2.0])  # (0 + 1) twice
     assert convert_frame.counters["frames_compiled"] == 2
+
+
+def test_numpy_scalar_input_keeps_its_type_and_promotion() -> None:
+    """A NumPy scalar input is a 0-dim array graph input, yet the program sees its type
+    (`isinstance(s, float)` of np.float64 holds) and torch promotes with it as with a
+    number: an int tensor times np.float64 is float32, in both operand orders."""
+
+    def fn(x, s):
+        return (x * s, s * x, x > s) if isinstance(s, float) else None
+
+    eager, compiled = run_both(fn, torch.arange(4), np.float64(0.5), fullgraph=True)
+    for e, c in zip(eager, compiled, strict=True):
+        assert c.dtype == e.dtype
+        assert torch.equal(c, e)
+
+
+def test_numpy_scalar_new_value_and_type() -> None:
+    """A new value reuses the graph; a new type (a Python float, an ndarray of the same
+    dtype and shape) fails the type guard and compiles again."""
+    compiled = minidynamo.compile(lambda x, s: x * s + 1)
+    x = torch.ones(2)
+    for s in (np.float64(2.0), np.float64(3.0), 4.0, np.array(5.0)):
+        assert torch.equal(compiled(x, s), x * s + 1)
+    assert convert_frame.counters["frames_compiled"] == 3
+
+
+def test_numpy_scalar_nan_and_passed_twice_compile_once() -> None:
+    """NaN is held by the 0-dim input (no not-NaN guard to fail on it), and one scalar
+    object passed twice is two inputs, with no aliasing guard: each compiles once."""
+    compiled = minidynamo.compile(lambda x, s, t: x * s + t)
+    x, nan = torch.ones(2), np.float64("nan")
+    for _ in range(3):
+        assert compiled(x, nan, nan).isnan().all()
+    assert convert_frame.counters["frames_compiled"] == 1
