@@ -342,3 +342,14 @@ def numpy_integer_scalar_as_a_size(n):
     """A torch function takes a NumPy scalar as a number (`torch.zeros(n)`): the trace
     specializes it, guarded on its value."""
     return torch.zeros(n)
+
+
+@case(
+    tags=["numpy", "arithmetic"],
+    calls=[Call(T(3), np.float64(0.25)), Call(T(3), np.float64(4.0))],
+    expect=Expect(frames=1, graphs=1, ops=[["wrapped_sub", "mul", "wrapped_mul", "mul"]]),
+)
+def numpy_scalar_arithmetic_is_a_scalar(x, s):
+    """An operator on NumPy scalars and numbers gives a NumPy scalar (`1 - s`), which a
+    tensor takes as a number: `(1 - s) * x` is torch's mul."""
+    return (1 - s) * x, x * (s * 2)

@@ -191,3 +191,19 @@ def test_numpy_scalar_nan_and_passed_twice_compile_once() -> None:
     for _ in range(3):
         assert compiled(x, nan, nan).isnan().all()
     assert convert_frame.counters["frames_compiled"] == 1
+
+
+def test_numpy_scalar_results_are_scalars() -> None:
+    """An operator or ufunc on NumPy scalars gives a NumPy scalar, returned as one (not a
+    0-dim ndarray); `s += 1` binds a new scalar and leaves the caller's alone."""
+
+    def fn(x, s):
+        t = s * 2 + np.exp(s)
+        s += 1
+        return x * t, t, s
+
+    eager, compiled = run_both(fn, torch.ones(2), np.float64(0.5), fullgraph=True)
+    assert torch.equal(compiled[0], eager[0])
+    for e, c in zip(eager[1:], compiled[1:], strict=True):
+        assert type(c) is type(e) is np.float64
+        assert c == e

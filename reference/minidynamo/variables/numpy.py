@@ -51,6 +51,11 @@ def to_numpy(value: torch.Tensor) -> np.ndarray:
     return value.numpy(force=True)
 
 
+def to_numpy_scalar(value: torch.Tensor) -> np.generic:
+    """A 0-dim graph output that the program sees as a NumPy scalar (`s * 2`)."""
+    return value.numpy(force=True)[()]
+
+
 class NumpyFunctionWrapper:
     """``np.<fn>(...)`` in the graph: torch._numpy's `fn` (it takes tensors as arrays)."""
 
@@ -119,6 +124,12 @@ _INPLACE_OPERATORS = frozenset(
      operator.imod, operator.ipow, operator.imatmul, operator.iand, operator.ior,
      operator.ixor, operator.ilshift, operator.irshift}
 )  # fmt: skip
+# A NumPy scalar is immutable: `s += 1` binds a new scalar, `s + 1`.
+_OUT_OF_PLACE = {
+    fn: getattr(operator, f"__{fn.__name__[1:]}__") for fn in _INPLACE_OPERATORS
+}  # fmt: skip
+# A number of each kind, standing for a NumPy scalar in torch's type promotion.
+_NUMBER_OF_KIND = {"b": True, "i": 1, "u": 1, "f": 1.0, "c": 1j}
 
 
 def is_ndarray(vt: VariableTracker) -> bool:
@@ -126,7 +137,12 @@ def is_ndarray(vt: VariableTracker) -> bool:
 
 
 def is_numpy_scalar(vt: VariableTracker) -> bool:
-    return isinstance(vt, NumpyNdarrayVariable) and vt.scalar is not None
+    return isinstance(vt, NumpyNdarrayVariable) and vt.scalar_type is not None
+
+
+def is_scalar_operand(vt: VariableTracker) -> bool:
+    """A NumPy scalar, or a number: operands of which NumPy's result is a scalar."""
+    return is_numpy_scalar(vt) or not isinstance(vt, TensorVariable)
 
 
 def specialize(vt: VariableTracker, tx: InstructionTranslatorBase) -> VariableTracker:
@@ -141,16 +157,18 @@ def is_torch_tensor(vt: VariableTracker) -> bool:
 def call_torch_operator_with_scalar(
     tx: InstructionTranslatorBase, fn: Callable, args: list[VariableTracker]
 ) -> VariableTracker:
-    """`x * s` (or `s * x`) of a tensor and a NumPy scalar input: torch's operator, which
-    takes the scalar as a Python number (NumPy's defers to it). The scalar is the graph's
-    0-dim tensor; where that would promote otherwise than a number does (an int tensor
-    times a float: float32, not float64), it is first cast to the dtype eager computes in
-    (Dynamo 2.14 does not, and differs from eager there)."""
+    """`x * s` (or `s * x`) of a tensor and a NumPy scalar: torch's operator, which takes
+    the scalar as a Python number (NumPy's defers to it). The scalar is the graph's 0-dim
+    tensor; where that would promote otherwise than a number does (an int tensor times a
+    float: float32, not float64), it is first cast to the dtype eager computes in (Dynamo
+    2.14 does not, and differs from eager there). `s += x` binds `s + x`."""
+    if is_numpy_scalar(args[0]):
+        fn = _OUT_OF_PLACE.get(fn, fn)
     tensor = next(arg for arg in args if is_torch_tensor(arg))
     operands = []
     for arg in args:
         if is_numpy_scalar(arg):
-            number = arg.scalar.item()  # type: ignore[attr-defined]
+            number = _NUMBER_OF_KIND[np.dtype(arg.scalar_type).kind]  # type: ignore[attr-defined]
             dtype = torch.result_type(tensor.example_value, number)
             if torch.result_type(tensor.example_value, arg.example_value) != dtype:
                 arg = tx.output.call(tx, "call_method", "to", [arg, ConstantVariable(dtype)])
@@ -158,14 +176,18 @@ def call_torch_operator_with_scalar(
     return tx.output.call(tx, "call_function", fn, operands)
 
 
-def as_ndarray(vt: VariableTracker) -> VariableTracker:
+def as_ndarray(vt: VariableTracker, *, scalar: bool = False) -> VariableTracker:
     """A graph value the program sees as an ndarray: tensors become ndarrays (in tuples
-    and lists too, e.g. `np.histogram`'s pair); numbers and None stay as they are."""
+    and lists too, e.g. `np.histogram`'s pair); numbers and None stay as they are.
+    `scalar`: a 0-dim result is a NumPy scalar (of an operator or ufunc on scalars)."""
     if isinstance(vt, NumpyNdarrayVariable) or not isinstance(vt, (TensorVariable, TupleVariable)):
         return vt
     if isinstance(vt, TupleVariable):
         return TupleVariable([as_ndarray(item) for item in vt.items])
-    return NumpyNdarrayVariable(vt.proxy, vt.example_value)
+    scalar_type = None
+    if scalar and vt.example_value.dim() == 0:
+        scalar_type = type(to_numpy_scalar(torch.empty((), dtype=vt.example_value.dtype)))
+    return NumpyNdarrayVariable(vt.proxy, vt.example_value, scalar_type=scalar_type)
 
 
 def call_numpy(
@@ -173,12 +195,16 @@ def call_numpy(
     target: Callable,
     args: list[VariableTracker],
     kwargs: dict[str, VariableTracker] | None = None,
+    *,
+    scalar: bool = False,
 ) -> VariableTracker:
-    """A graph node calling `target` (one of the wrappers); its result as ndarrays."""
+    """A graph node calling `target` (one of the wrappers); its result as ndarrays (a
+    0-dim one as a NumPy scalar where `scalar`)."""
     for arg in [*args, *(kwargs or {}).values()]:
         if isinstance(arg, TensorVariable) and not isinstance(arg, NumpyNdarrayVariable):
             unimplemented("a NumPy operation on a torch.Tensor")
-    return as_ndarray(tx.output.call(tx, "call_function", target, args, kwargs))
+    result = tx.output.call(tx, "call_function", target, args, kwargs)
+    return as_ndarray(result, scalar=scalar)
 
 
 def call_numpy_operator(
@@ -195,7 +221,10 @@ def call_numpy_operator(
         return args[0].call_method(tx, "__setitem__", args[1:], {})
     if fn is operator.delitem:
         unimplemented("del of ndarray items")
-    result = call_numpy(tx, operator_wrapper(fn), args)
+    if is_numpy_scalar(args[0]):
+        fn = _OUT_OF_PLACE.get(fn, fn)
+    scalar = all(is_scalar_operand(arg) for arg in args)
+    result = call_numpy(tx, operator_wrapper(fn), args, scalar=scalar)
     if fn in _INPLACE_OPERATORS and isinstance(args[0], NumpyNdarrayVariable):
         return args[0]
     return result
@@ -203,7 +232,8 @@ def call_numpy_operator(
 
 class NumpyNdarrayVariable(TensorVariable):
     """An np.ndarray, held in the graph as the tensor it wraps (torch._numpy's view); or
-    a NumPy scalar input (`scalar`, its value when traced), held as a 0-dim one."""
+    a NumPy scalar (`scalar_type`), held as a 0-dim one: an input (`scalar`, its value
+    when traced), or the result of an operator or ufunc on scalars."""
 
     def __init__(
         self,
@@ -212,22 +242,25 @@ class NumpyNdarrayVariable(TensorVariable):
         *,
         source: Source | None = None,
         scalar: np.generic | None = None,
+        scalar_type: type | None = None,
     ) -> None:
         # `source` is the ndarray's own (``L['a']``); the graph input's is
         # ``___from_numpy(L['a'])``.
         super().__init__(proxy, example_value, source=source)
         self.scalar = scalar
+        self.scalar_type = type(scalar) if scalar is not None else scalar_type
 
     def __repr__(self) -> str:
         return f"NumpyNdarrayVariable({list(self.example_value.shape)})"
 
     def python_type(self) -> type:
-        return np.ndarray if self.scalar is None else type(self.scalar)
+        return self.scalar_type or np.ndarray
 
     def specialize(self, tx: InstructionTranslatorBase) -> VariableTracker:
         """A NumPy scalar input as the constant it is, guarded on its value: where torch
         takes it as a Python number (`torch.zeros(n)`), which a 0-dim array is not."""
-        assert self.scalar is not None and self.source is not None
+        if self.scalar is None or self.source is None:
+            unimplemented("a NumPy scalar computed in the graph, taken as a number by torch")
         tx.output.guards.add_constant_match(self.source, self.scalar)
         return ConstantVariable(self.scalar)
 
@@ -240,7 +273,10 @@ class NumpyNdarrayVariable(TensorVariable):
         if self.source is not None:
             self.source.reconstruct(codegen)
             return
-        codegen.load_installed("___to_numpy", to_numpy, push_null=True)
+        if self.scalar_type is None:
+            codegen.load_installed("___to_numpy", to_numpy, push_null=True)
+        else:
+            codegen.load_installed("___to_numpy_scalar", to_numpy_scalar, push_null=True)
         codegen.load_graph_output(self.proxy.node)
         codegen.call(1)
 
@@ -330,4 +366,8 @@ class NumpyVariable(VariableTracker):
         if counterpart is None:
             name = getattr(self.value, "__name__", repr(self.value))
             unimplemented(f"NumPy function {name} is not traced", gb.NUMPY_FUNCTION)
-        return call_numpy(tx, function_wrapper(counterpart), args, kwargs)
+        # A ufunc of scalars (`np.exp(s)`) is a scalar, as an operator's is.
+        scalar = isinstance(self.value, np.ufunc) and all(
+            is_scalar_operand(arg) for arg in [*args, *kwargs.values()]
+        )
+        return call_numpy(tx, function_wrapper(counterpart), args, kwargs, scalar=scalar)
