@@ -353,3 +353,14 @@ def numpy_scalar_arithmetic_is_a_scalar(x, s):
     """An operator on NumPy scalars and numbers gives a NumPy scalar (`1 - s`), which a
     tensor takes as a number: `(1 - s) * x` is torch's mul."""
     return (1 - s) * x, x * (s * 2)
+
+
+@case(
+    tags=["numpy", "fullgraph"],
+    calls=[Call(Make(array, 4))],
+    options={"fullgraph": True},
+    expect=one_graph("wrapped_clip"),
+)
+def numpy_finfo_is_a_constant(a):
+    """`np.finfo(np.float64).eps` is a machine limit, known at trace time."""
+    return np.clip(a, np.finfo(np.float64).eps, None)

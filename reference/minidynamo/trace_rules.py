@@ -107,6 +107,8 @@ CONSTANT_FOLD_FUNCTIONS: frozenset[Callable] = frozenset(
         torch.device,
         torch.finfo,
         torch.iinfo,
+        np.finfo,  # of a NumPy dtype: machine limits (`np.finfo(np.float32).eps`)
+        np.iinfo,
         torch.result_type,
         torch.promote_types,
         torch.can_cast,

@@ -51,6 +51,8 @@ CONSTANT_TYPES: tuple[type, ...] = (
     torch.memory_format,
     torch.finfo,
     torch.iinfo,
+    np.finfo,
+    np.iinfo,
     types.CodeType,
     np.number,  # NumPy scalars (`np.float64(2.5)`), guarded on their value as numbers are
     np.bool_,
