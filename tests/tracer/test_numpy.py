@@ -207,3 +207,21 @@ def test_numpy_scalar_results_are_scalars() -> None:
     for e, c in zip(eager[1:], compiled[1:], strict=True):
         assert type(c) is type(e) is np.float64
         assert c == e
+
+
+def test_numpy_scalar_input_as_a_python_number() -> None:
+    """Where the program asks for the number (`float(s)`, `range(n)`, `if flag:`,
+    `n.item()`), a NumPy scalar input is its value, guarded: a new value compiles again."""
+
+    def fn(x, s, n, flag):
+        for _ in range(n):
+            x = x + float(s) + n.item()
+        return x if flag else -x
+
+    compiled = minidynamo.compile(fn, fullgraph=True)
+    x = torch.ones(2)
+    for args in ((np.float64(0.5), np.int64(2), np.bool_(True)),) * 2 + (
+        (np.float64(0.5), np.int64(3), np.bool_(False)),
+    ):
+        assert torch.equal(compiled(x, *args), fn(x, *args))
+    assert convert_frame.counters["frames_compiled"] == 2

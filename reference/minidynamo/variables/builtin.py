@@ -42,6 +42,8 @@ from minidynamo.variables.lists import (
     TupleVariable,
     iterator_of,
 )
+from minidynamo.variables.numpy import is_numpy_scalar
+from minidynamo.variables.numpy import specialize as specialize_numpy_scalar
 from minidynamo.variables.operators import (
     ARITHMETIC_OPERATORS,
     OPERATOR_FUNCTIONS,
@@ -65,6 +67,11 @@ PURE_BUILTINS = frozenset(
      operator.is_not, operator.getitem}
     | ARITHMETIC_OPERATORS
     | {value for value in vars(math).values() if callable(value)}
+)  # fmt: skip
+# Builtins that take a NumPy scalar as the number it is (`float(s)`, `range(n)`).
+_NUMBER_BUILTINS = frozenset(
+    {abs, bin, bool, chr, complex, divmod, float, format, hash, hex, int, oct, pow, range,
+     repr, round, str}
 )  # fmt: skip
 
 
@@ -114,6 +121,8 @@ class BuiltinVariable(VariableTracker):
         args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
+        if self.fn in _NUMBER_BUILTINS and any(map(is_numpy_scalar, args)):
+            args = [specialize_numpy_scalar(arg, tx) for arg in args]
         polyfill = trace_rules.FALLBACK_POLYFILLS.get(self.fn)
         # `max(s0, 3)` of symbolic sizes is a graph node (its handler), not a polyfill.
         symbolic = not kwargs and is_symbolic_arithmetic(args)

@@ -264,6 +264,12 @@ class NumpyNdarrayVariable(TensorVariable):
         tx.output.guards.add_constant_match(self.source, self.scalar)
         return ConstantVariable(self.scalar)
 
+    def truth(self, tx: InstructionTranslatorBase) -> bool:
+        # `if flag:` of a NumPy scalar input: its value, guarded.
+        if self.scalar is not None:
+            return self.specialize(tx).truth(tx)
+        return super().truth(tx)
+
     def is_new_object(self) -> bool:
         # An array the graph made is one ndarray object however often it is rebuilt.
         return self.source is None
@@ -308,6 +314,9 @@ class NumpyNdarrayVariable(TensorVariable):
         args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
+        if name in _DATA_DEPENDENT_METHODS and self.scalar is not None:
+            # `float(s)` of a NumPy scalar input: its value, guarded.
+            return self.specialize(tx).call_method(tx, name, args, kwargs)
         if name in _DATA_DEPENDENT_METHODS:
             unimplemented(f"data-dependent ndarray method {name}()", gb.DATA_DEPENDENT_METHOD)
         if name == "__len__":
