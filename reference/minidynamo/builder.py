@@ -302,7 +302,10 @@ class VariableBuilder:
         proxy, fake = self.tensor_input(torch.as_tensor(value), source, aliasable=False)
         if isinstance(value, np.floating) and not np.isnan(value):
             self.guards.add_not_nan(source, item=True)
-        return NumpyNdarrayVariable(proxy, fake, source=self.source, scalar=value)
+        guard_value = functools.partial(self.guards.add_constant_match, self.source, value)
+        return NumpyNdarrayVariable(
+            proxy, fake, source=self.source, scalar=value, guard_value=guard_value
+        )
 
     def wrap_size(self, value: torch.Size) -> VariableTracker:
         if self.guards is not None:

@@ -225,3 +225,31 @@ def test_numpy_scalar_input_as_a_python_number() -> None:
     ):
         assert torch.equal(compiled(x, *args), fn(x, *args))
     assert convert_frame.counters["frames_compiled"] == 2
+
+
+def test_numpy_scalar_input_where_python_or_torch_needs_a_number() -> None:
+    """A slice bound, a list index, `math.log`, a format, a tensor method's `dim`: the
+    scalar input's value, guarded (the graph gets its Python number)."""
+    import math
+
+    def fn(x, n, s):
+        items = [x, x * 2]
+        return items[n][:n].sum(dim=n - 1) * math.log(s), f"{s:.1f}"
+
+    eager, compiled = run_both(fn, torch.arange(4.0), np.int64(1), np.float64(2.0), fullgraph=True)
+    assert torch.equal(compiled[0], eager[0])
+    assert compiled[1] == eager[1]
+
+
+def test_branch_on_arithmetic_of_numpy_scalars() -> None:
+    """`s * 2 - 1 > 0` of a scalar input is a scalar whose value NumPy computes at trace
+    time: the branch is taken on it, the input's value guarded (Dynamo 2.14 fails)."""
+
+    def fn(x, s):
+        return x * s if s * 2 - 1 > 0 else x - s
+
+    compiled = minidynamo.compile(fn, fullgraph=True)
+    x = torch.ones(2)
+    for s in (np.float64(1.0), np.float64(1.0), np.float64(0.25)):
+        assert torch.equal(compiled(x, s), fn(x, s))
+    assert convert_frame.counters["frames_compiled"] == 2

@@ -70,8 +70,8 @@ PURE_BUILTINS = frozenset(
 )  # fmt: skip
 # Builtins that take a NumPy scalar as the number it is (`float(s)`, `range(n)`).
 _NUMBER_BUILTINS = frozenset(
-    {abs, bin, bool, chr, complex, divmod, float, format, hash, hex, int, oct, pow, range,
-     repr, round, str}
+    {abs, bin, bool, chr, complex, divmod, float, format, hash, hex, int, max, min, oct, pow,
+     range, repr, round, str}
 )  # fmt: skip
 
 

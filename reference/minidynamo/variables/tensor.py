@@ -236,7 +236,9 @@ class TensorVariable(VariableTracker):
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         from minidynamo.variables.lists import SizeVariable
+        from minidynamo.variables.numpy import specialize_arguments
 
+        args, kwargs = specialize_arguments(tx, args, kwargs)
         if name in DATA_DEPENDENT_METHODS:
             gb_id = _DATA_DEPENDENT_IDS.get(name, gb.DATA_DEPENDENT_METHOD)
             unimplemented(f"data-dependent tensor method Tensor.{name}()", gb_id)

@@ -23,7 +23,7 @@ from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable, fold
 from minidynamo.variables.functions import FUNCTION_NAME_ATTRIBUTES, UserFunctionVariable
 from minidynamo.variables.lists import SizeVariable
-from minidynamo.variables.numpy import is_ndarray, is_numpy_scalar, specialize
+from minidynamo.variables.numpy import is_ndarray, is_numpy_scalar, specialize_arguments
 from minidynamo.variables.tensor import TensorVariable
 
 if TYPE_CHECKING:
@@ -144,10 +144,7 @@ class TorchInGraphFunctionVariable(VariableTracker):
             return view.call_method(tx, "clone", [], {})
         arrays = [arg for arg in [*args, *kwargs.values()] if is_ndarray(arg)]
         if all(is_numpy_scalar(arg) for arg in arrays):
-            # NumPy scalars, which torch takes as numbers (`torch.zeros(n)`).
-            args = [specialize(arg, tx) for arg in args]
-            kwargs = {key: specialize(arg, tx) for key, arg in kwargs.items()}
-            return self.call_function(tx, args, kwargs)
+            return self.call_function(tx, *specialize_arguments(tx, args, kwargs))
         unimplemented(f"{self.fn.__name__}() of an ndarray")
 
     def _assert(
