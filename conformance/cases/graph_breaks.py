@@ -745,3 +745,51 @@ def fullgraph_branch_on_item_is_error(x):
     if x.sum().item() > 0:
         return x
     return -x
+
+
+def cubed_plus_one(a):
+    return a * a * a + 1
+
+
+@torch.compiler.disable
+def disabled_by_torch(a):
+    return cubed_plus_one(a) * 2
+
+
+@case(
+    tags=["graph-breaks", "calls"],
+    calls=[Call(T(3)), Call(T(3))],
+    expect=Expect(
+        frames=2,
+        graphs=2,
+        ops=[["add"], ["sub"]],
+        breaks=[Break("GB0098", "y = disabled_by_torch(x + 1)")],
+    ),
+)
+def torch_compiler_disable_runs_its_callees_eagerly(x):
+    """A function wrapped by torch.compiler.disable is not traced (a graph break) and
+    the frames it runs are not converted: `cubed_plus_one` compiles no graph."""
+    y = disabled_by_torch(x + 1)
+    return y - 1
+
+
+@torch.compiler.disable(recursive=False)
+def disabled_itself_only(a):
+    return cubed_plus_one(a) * 2
+
+
+@case(
+    tags=["graph-breaks", "calls"],
+    calls=[Call(T(3))],
+    expect=Expect(
+        frames=3,
+        graphs=3,
+        ops=[["add"], ["mul", "mul", "add"], ["sub"]],
+        breaks=[Break("GB0099", "y = disabled_itself_only(x + 1)")],
+    ),
+)
+def torch_compiler_disable_non_recursive_compiles_callees(x):
+    """With recursive=False only the function's own frame runs uncompiled: the
+    `cubed_plus_one` it calls is converted (its own graph)."""
+    y = disabled_itself_only(x + 1)
+    return y - 1

@@ -308,3 +308,59 @@ def dtype_attribute_breaks(a):
     if a.dtype == np.float64:
         return b + 1
     return b - 1
+
+
+@case(
+    tags=["numpy", "recompiles"],
+    calls=[Call(T(3), np.float64(2.5)), Call(T(3), np.float64(-4.0)), Call(T(3), np.int64(3))],
+    expect=Expect(frames=2, graphs=2),
+)
+def numpy_scalar_new_value_reuses_the_graph(x, s):
+    """A NumPy scalar is a 0-dim array graph input: a new value reuses the graph, a new
+    type (np.int64) compiles again."""
+    return x * s + s
+
+
+@case(
+    tags=["numpy", "arithmetic", "dynamo-divergence"],
+    calls=[Call(Make(torch.arange, 4), np.float64(0.5))],
+    expect=Expect(frames=1, graphs=1, ops=[[".to", "mul", ".to", "gt"]]),
+)
+def int_tensor_times_numpy_float_scalar(x, s):
+    """torch takes a NumPy scalar as a Python number: an int64 tensor times np.float64
+    is float32, as with 0.5. The 0-dim float64 input is cast to float32 first (Dynamo
+    2.14 is not, and returns float64)."""
+    return x * s, x > s
+
+
+@case(
+    tags=["numpy", "guards"],
+    calls=[Call(np.int64(3)), Call(np.int64(3))],
+    expect=Expect(frames=1, graphs=1, ops=[["torch.zeros"]]),
+)
+def numpy_integer_scalar_as_a_size(n):
+    """A torch function takes a NumPy scalar as a number (`torch.zeros(n)`): the trace
+    specializes it, guarded on its value."""
+    return torch.zeros(n)
+
+
+@case(
+    tags=["numpy", "arithmetic"],
+    calls=[Call(T(3), np.float64(0.25)), Call(T(3), np.float64(4.0))],
+    expect=Expect(frames=1, graphs=1, ops=[["wrapped_sub", "mul", "wrapped_mul", "mul"]]),
+)
+def numpy_scalar_arithmetic_is_a_scalar(x, s):
+    """An operator on NumPy scalars and numbers gives a NumPy scalar (`1 - s`), which a
+    tensor takes as a number: `(1 - s) * x` is torch's mul."""
+    return (1 - s) * x, x * (s * 2)
+
+
+@case(
+    tags=["numpy", "fullgraph"],
+    calls=[Call(Make(array, 4))],
+    options={"fullgraph": True},
+    expect=one_graph("wrapped_clip"),
+)
+def numpy_finfo_is_a_constant(a):
+    """`np.finfo(np.float64).eps` is a machine limit, known at trace time."""
+    return np.clip(a, np.finfo(np.float64).eps, None)

@@ -130,6 +130,8 @@ class VariableBuilder:
         self.lazy = lazy
 
     def __call__(self, value: object) -> VariableTracker:
+        if isinstance(value, (np.number, np.bool_)) and self.guards is not None:
+            return self.wrap_numpy_scalar(value)
         if is_constant_value(value) and not isinstance(value, (tuple, list)):
             return self.wrap_constant(value)
         if type(value) in _MUTABLE_TYPES and self.guards is not None:
@@ -259,14 +261,16 @@ class VariableBuilder:
         output.input_by_id[id(value)] = vt
         return vt
 
-    def tensor_input(self, value: torch.Tensor, source: Source) -> tuple[torch.fx.Proxy, Any]:
+    def tensor_input(
+        self, value: torch.Tensor, source: Source, *, aliasable: bool = True
+    ) -> tuple[torch.fx.Proxy, Any]:
         """A graph input for tensor `value` read from `source`, guarded: its proxy and
         FakeTensor (with symbols where the ShapePolicy makes dims dynamic)."""
         output = self.tx.output
         fake = output.shapes.wrap_tensor(value, source)
         for symbol in output.shapes.new_symbol_inputs():
             output.create_graph_input(symbol.name, symbol.hint, symbol.value, symbol.source)
-        output.guards.add_tensor_match(source, value, fake)
+        output.guards.add_tensor_match(source, value, fake, aliasable=aliasable)
         proxy = output.create_graph_input(placeholder_name(source), value, fake, source)
         return proxy, fake
 
@@ -290,6 +294,23 @@ class VariableBuilder:
         vt = NumpyNdarrayVariable(proxy, fake, source=self.source)
         output.input_by_id[id(value)] = vt
         return vt
+
+    def wrap_numpy_scalar(self, value: np.number | np.bool_) -> VariableTracker:
+        """A NumPy scalar input (`np.float64(2.5)`) is a 0-dim array to the trace, as in
+        Dynamo: the graph input ``___from_numpy(L['s'])`` guarded as a tensor (a new
+        value reuses the graph), and its type, which an ndarray of the same dtype shares;
+        a floating one is guarded not NaN as Dynamo does (a NaN is not: the tensor holds
+        it as well)."""
+        assert self.guards is not None and self.source is not None
+        self.guards.add_type_match(self.source, value)
+        source = NumpyTensorSource(self.source)
+        proxy, fake = self.tensor_input(torch.as_tensor(value), source, aliasable=False)
+        if isinstance(value, np.floating) and not np.isnan(value):
+            self.guards.add_not_nan(source, item=True)
+        guard_value = functools.partial(self.guards.add_constant_match, self.source, value)
+        return NumpyNdarrayVariable(
+            proxy, fake, source=self.source, scalar=value, guard_value=guard_value
+        )
 
     def wrap_size(self, value: torch.Size) -> VariableTracker:
         if self.guards is not None:
@@ -383,6 +404,12 @@ class VariableBuilder:
         if getattr(value, "_minidynamo_compiled", False):
             # A compiled function called from compiled code is inlined, like any other.
             return self.child(lambda s: AttrSource(s, "__wrapped__"))(value.__wrapped__)
+        recursive = trace_rules.disabled_by_torch(value)
+        if recursive is not None and value not in trace_rules.HIGHER_ORDER_OPS:
+            self.guard_identity(value)
+            reason = "call of a function wrapped by torch.compiler.disable"
+            gb_id = gb.TORCH_DISABLED_FUNCTION if recursive else gb.TORCH_DISABLED_FRAME
+            return SkipFunctionVariable(value, reason, gb_id, source=self.source)
         inner = trace_rules.wrapped_by(value)
         if inner is not None:
             return self.child(lambda s: AttrSource(s, inner))(getattr(value, inner))

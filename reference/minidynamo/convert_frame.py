@@ -277,6 +277,10 @@ class ConvertFrame:
         states = _states(f_globals)
         state = states.get(code)
         if state is None:  # first sight of this code object
+            if trace_rules.disables_frames_under(code):
+                return _run_without_callback(code, f_globals, closure)
+            if closure and trace_rules.disables_frame_of_closure(code):
+                _skip(closure[0].cell_contents.__code__)
             if not entry and trace_rules.skip_code(code, f_builtins):
                 _skip(code)
                 return None
@@ -460,6 +464,22 @@ class ConvertFrame:
                 eval_frame.set_callback(previous)
 
         return run_uncompiled
+
+
+def _run_without_callback(
+    code: types.CodeType, f_globals: dict, closure: tuple | None
+) -> Callable:
+    """The frame of `code` run with no callback, so that nothing it calls is converted."""
+    original = eval_frame.make_replacement(code, f_globals, closure, code.co_name)
+
+    def run_disabled(*args: object) -> object:
+        previous = eval_frame.set_callback(None)
+        try:
+            return original(*args)
+        finally:
+            eval_frame.set_callback(previous)
+
+    return run_disabled
 
 
 def _cache_hit(

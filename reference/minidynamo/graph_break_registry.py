@@ -239,6 +239,23 @@ _TYPES = [
         "Consume the generator before the graph break, or remove its side effects.",
         "GB8335",
     ),
+    GraphBreakType(
+        "GB0048",
+        "function disabled by torch",
+        "A function wrapped by torch.compiler.disable (torch._dynamo.disable, "
+        "torch._disable_dynamo) runs in CPython, between two graphs, and so do the "
+        "functions it calls.",
+        "Remove the disable if the function can be traced.",
+        "GB0098",
+    ),
+    GraphBreakType(
+        "GB0049",
+        "function disabled by torch, not its callees",
+        "A function wrapped by torch.compiler.disable(recursive=False) runs in CPython, "
+        "between two graphs; the functions it calls are compiled.",
+        "Remove the disable if the function can be traced.",
+        "GB0099",
+    ),
 ]
 
 REGISTRY: dict[str, GraphBreakType] = {gb.gb_id: gb for gb in _TYPES}
@@ -271,3 +288,5 @@ MODULE_BACKWARD_HOOKS = "GB0025"
 HIGHER_ORDER_SIDE_EFFECT = "GB0042"
 NO_FAKE_KERNEL = "GB0030"
 GENERATOR_REBUILT_WITH_SIDE_EFFECTS = "GB0043"
+TORCH_DISABLED_FUNCTION = "GB0048"
+TORCH_DISABLED_FRAME = "GB0049"

@@ -31,6 +31,7 @@ from minidynamo.source import (
     GlobalSource,
     LocalSource,
     NumpyTensorSource,
+    from_numpy,
     tuple_iterator_getitem,
     tuple_iterator_len,
 )
@@ -138,7 +139,7 @@ class GuardSet:
         self.guards: dict[str, Guard] = {}
         # `___from_numpy(L['a'])`: the tensor view of an ndarray input (NumpyTensorSource).
         self.namespace: dict[str, Any] = {
-            "___from_numpy": torch.from_numpy,
+            "___from_numpy": from_numpy,
             "___tuple_iterator_len": tuple_iterator_len,
             "___tuple_iterator_getitem": tuple_iterator_getitem,
         }
@@ -209,11 +210,13 @@ class GuardSet:
                 f"{source.name} == {self._bind(expected)}",
             )
 
-    def add_not_nan(self, source: Source) -> None:
+    def add_not_nan(self, source: Source, *, item: bool = False) -> None:
         """A float traced as a symbol is not NaN: the ShapeEnv cannot reason about NaN, so
-        a NaN is compiled as a constant (as Dynamo: ``not math.isnan(L['f'])``)."""
+        a NaN is compiled as a constant (as Dynamo: ``not math.isnan(L['f'])``); ``item``:
+        the value of a 0-dim tensor (``not math.isnan(___from_numpy(L['s']).item())``)."""
         self.namespace.setdefault("math", math)
-        self._add(source, f"not math.isnan({source.name})", f"{source.name} == {source.name}")
+        value = f"{source.name}.item()" if item else source.name
+        self._add(source, f"not math.isnan({value})", f"{value} == {value}")
 
     def add_id_match(self, source: Source, value: object) -> None:
         self._add(
@@ -244,10 +247,17 @@ class GuardSet:
         )
 
     def add_tensor_match(
-        self, source: Source, value: torch.Tensor, fake: torch.Tensor | None = None
+        self,
+        source: Source,
+        value: torch.Tensor,
+        fake: torch.Tensor | None = None,
+        *,
+        aliasable: bool = True,
     ) -> None:
+        """`aliasable=False`: a tensor made afresh per call (of a NumPy scalar), which
+        no other input can share memory with."""
         spec = TensorSpec.of(value, fake)
-        if type(value) is not torch.nn.Parameter:
+        if type(value) is not torch.nn.Parameter and aliasable:
             # An ndarray's tensor view is made afresh per call: the arrays are compared.
             distinct = source.base if isinstance(source, NumpyTensorSource) else source
             self.tensor_sources.setdefault(distinct.name, distinct)

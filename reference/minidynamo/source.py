@@ -13,6 +13,7 @@ import functools
 import re
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import torch
 from torch._guards import ChainedSource, GuardSource, Source
 
@@ -122,17 +123,28 @@ class AttrSource(ChainedSource):
         codegen.load_attr(self.member)
 
 
+def from_numpy(value: Any) -> Any:
+    """The tensor of an ndarray (sharing its memory) or of a NumPy scalar (0-dim); any
+    other value as it is, for a guard to refuse (as Dynamo's ``___from_numpy``)."""
+    if isinstance(value, np.ndarray):
+        return torch.from_numpy(value)
+    if isinstance(value, np.generic):
+        return torch.as_tensor(value)
+    return value
+
+
 @dataclasses.dataclass(frozen=True)
 class NumpyTensorSource(ChainedSource):
     """``___from_numpy(base)``: the tensor view of an ndarray input, the graph input
-    that stands for it (it shares the array's memory: writes reach the array)."""
+    that stands for it (it shares the array's memory: writes reach the array); of a
+    NumPy scalar input, its 0-dim tensor."""
 
     @property
     def _name_template(self) -> str:
         return "___from_numpy({0})"
 
     def reconstruct(self, codegen: PyCodegen) -> None:
-        codegen.load_installed("___from_numpy", torch.from_numpy, push_null=True)
+        codegen.load_installed("___from_numpy", from_numpy, push_null=True)
         self.base.reconstruct(codegen)
         codegen.call(1)
 

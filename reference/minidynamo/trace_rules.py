@@ -22,6 +22,7 @@ import inspect
 import itertools
 import operator
 import os
+import sys
 import sysconfig
 import types
 import typing
@@ -112,6 +113,8 @@ CONSTANT_FOLD_FUNCTIONS: frozenset[Callable] = frozenset(
         torch.device,
         torch.finfo,
         torch.iinfo,
+        np.finfo,  # of a NumPy dtype: machine limits (`np.finfo(np.float32).eps`)
+        np.iinfo,
         torch.result_type,
         torch.promote_types,
         torch.can_cast,
@@ -199,6 +202,55 @@ _ALLOWED_IN_GRAPH: dict[int, Callable] = {}
 
 def allow_in_graph(fn: Callable) -> None:
     _ALLOWED_IN_GRAPH[id(fn)] = fn
+
+
+# torch's switches that stop its Dynamo converting the frames a call runs, read by code
+# object (we never import torch._dynamo, whose wrappers are found once the user's program
+# has made one): `torch._disable_dynamo`'s wrapper; torch.compiler.disable's (recursive:
+# the frames under it; recursive=False: the function's own frame only).
+_TORCH_DISABLE_DYNAMO = next(
+    c for c in torch._compile._disable_dynamo.__code__.co_consts if isinstance(c, types.CodeType)
+)
+
+
+def _nested_code(module: str, path: str, name: str) -> types.CodeType | None:
+    """The code of function `name` nested in `path` (``Class.method``) of a loaded module."""
+    outer: object = sys.modules.get(module)
+    for part in path.split("."):
+        outer = getattr(outer, part, None)
+    consts = getattr(getattr(outer, "__code__", None), "co_consts", ())
+    return next((c for c in consts if isinstance(c, types.CodeType) and c.co_name == name), None)
+
+
+def disables_frames_under(code: types.CodeType) -> bool:
+    """`code` is a torch wrapper whose frame, and the frames it calls, Dynamo leaves to
+    CPython."""
+    return code is _TORCH_DISABLE_DYNAMO or code is _nested_code(
+        "torch._dynamo.eval_frame", "DisableContext.__call__", "_fn"
+    )
+
+
+def disables_frame_of_closure(code: types.CodeType) -> bool:
+    """`code` is torch.compiler.disable(recursive=False)'s wrapper: the frame of the
+    function in its closure is left to CPython, the frames that one calls are not."""
+    return code is _nested_code(
+        "torch._dynamo.external_utils",
+        "get_nonrecursive_disable_wrapper",
+        "nonrecursive_disable_wrapper",
+    )
+
+
+def disabled_by_torch(fn: object) -> bool | None:
+    """Whether `fn` is wrapped by torch.compiler.disable or torch._disable_dynamo, whose
+    call the trace leaves to CPython (Dynamo's "Skip calling torch.compiler.disable()d
+    function"): True where the frames it calls are left too, False where they are
+    converted (recursive=False), None where it is not. Read statically: no user
+    `__getattr__` runs."""
+    if getattr(fn, "__code__", None) is _TORCH_DISABLE_DYNAMO:
+        return True
+    if inspect.getattr_static(fn, "_torchdynamo_disable", False) is not True:
+        return None
+    return inspect.getattr_static(fn, "_torchdynamo_disable_recursive", True) is not False
 
 
 def explicit_break(fn: object) -> str | None:

@@ -248,3 +248,32 @@ def test_torch_backends_by_name() -> None:
     x.grad = None
     expected.sum().backward()
     assert torch.equal(x_grad, x.grad)
+
+
+def cubed(x):
+    return x * x * x
+
+
+@torch.compiler.disable
+def torch_disabled(x):
+    return cubed(x) + 1
+
+
+@torch._disable_dynamo
+def torch_private_disabled(x):
+    return cubed(x) + 1
+
+
+@pytest.mark.parametrize("disabled", [torch_disabled, torch_private_disabled])
+def test_torch_disable_is_not_traced_nor_its_callees_converted(disabled):
+    """torch.compiler.disable and torch._disable_dynamo stop our conversion as Dynamo's:
+    the call breaks the graph, and the frames it runs (`cubed`) compile nothing."""
+
+    @minidynamo.compile
+    def fn(x):
+        return disabled(x + 1) * 2
+
+    x = torch.randn(3)
+    assert torch.allclose(fn(x), ((x + 1) ** 3 + 1) * 2)
+    assert not convert_frame.cache_entries(cubed.__code__)
+    assert compile_count() == 2  # before and after the call

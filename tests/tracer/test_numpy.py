@@ -157,3 +157,99 @@ def test_one_array_passed_twice_is_another_trace() -> None:
     shared = np.zeros(2)
     np.testing.assert_array_equal(compiled(shared, shared), [2.0, 2.0])  # (0 + 1) twice
     assert convert_frame.counters["frames_compiled"] == 2
+
+
+def test_numpy_scalar_input_keeps_its_type_and_promotion() -> None:
+    """A NumPy scalar input is a 0-dim array graph input, yet the program sees its type
+    (`isinstance(s, float)` of np.float64 holds) and torch promotes with it as with a
+    number: an int tensor times np.float64 is float32, in both operand orders."""
+
+    def fn(x, s):
+        return (x * s, s * x, x > s) if isinstance(s, float) else None
+
+    eager, compiled = run_both(fn, torch.arange(4), np.float64(0.5), fullgraph=True)
+    for e, c in zip(eager, compiled, strict=True):
+        assert c.dtype == e.dtype
+        assert torch.equal(c, e)
+
+
+def test_numpy_scalar_new_value_and_type() -> None:
+    """A new value reuses the graph; a new type (a Python float, an ndarray of the same
+    dtype and shape) fails the type guard and compiles again."""
+    compiled = minidynamo.compile(lambda x, s: x * s + 1)
+    x = torch.ones(2)
+    for s in (np.float64(2.0), np.float64(3.0), 4.0, np.array(5.0)):
+        assert torch.equal(compiled(x, s), x * s + 1)
+    assert convert_frame.counters["frames_compiled"] == 3
+
+
+def test_numpy_scalar_nan_and_passed_twice_compile_once() -> None:
+    """NaN is held by the 0-dim input (no not-NaN guard to fail on it), and one scalar
+    object passed twice is two inputs, with no aliasing guard: each compiles once."""
+    compiled = minidynamo.compile(lambda x, s, t: x * s + t)
+    x, nan = torch.ones(2), np.float64("nan")
+    for _ in range(3):
+        assert compiled(x, nan, nan).isnan().all()
+    assert convert_frame.counters["frames_compiled"] == 1
+
+
+def test_numpy_scalar_results_are_scalars() -> None:
+    """An operator or ufunc on NumPy scalars gives a NumPy scalar, returned as one (not a
+    0-dim ndarray); `s += 1` binds a new scalar and leaves the caller's alone."""
+
+    def fn(x, s):
+        t = s * 2 + np.exp(s)
+        s += 1
+        return x * t, t, s
+
+    eager, compiled = run_both(fn, torch.ones(2), np.float64(0.5), fullgraph=True)
+    assert torch.equal(compiled[0], eager[0])
+    for e, c in zip(eager[1:], compiled[1:], strict=True):
+        assert type(c) is type(e) is np.float64
+        assert c == e
+
+
+def test_numpy_scalar_input_as_a_python_number() -> None:
+    """Where the program asks for the number (`float(s)`, `range(n)`, `if flag:`,
+    `n.item()`), a NumPy scalar input is its value, guarded: a new value compiles again."""
+
+    def fn(x, s, n, flag):
+        for _ in range(n):
+            x = x + float(s) + n.item()
+        return x if flag else -x
+
+    compiled = minidynamo.compile(fn, fullgraph=True)
+    x = torch.ones(2)
+    for args in ((np.float64(0.5), np.int64(2), np.bool_(True)),) * 2 + (
+        (np.float64(0.5), np.int64(3), np.bool_(False)),
+    ):
+        assert torch.equal(compiled(x, *args), fn(x, *args))
+    assert convert_frame.counters["frames_compiled"] == 2
+
+
+def test_numpy_scalar_input_where_python_or_torch_needs_a_number() -> None:
+    """A slice bound, a list index, `math.log`, a format, a tensor method's `dim`: the
+    scalar input's value, guarded (the graph gets its Python number)."""
+    import math
+
+    def fn(x, n, s):
+        items = [x, x * 2]
+        return items[n][:n].sum(dim=n - 1) * math.log(s), f"{s:.1f}"
+
+    eager, compiled = run_both(fn, torch.arange(4.0), np.int64(1), np.float64(2.0), fullgraph=True)
+    assert torch.equal(compiled[0], eager[0])
+    assert compiled[1] == eager[1]
+
+
+def test_branch_on_arithmetic_of_numpy_scalars() -> None:
+    """`s * 2 - 1 > 0` of a scalar input is a scalar whose value NumPy computes at trace
+    time: the branch is taken on it, the input's value guarded (Dynamo 2.14 fails)."""
+
+    def fn(x, s):
+        return x * s if s * 2 - 1 > 0 else x - s
+
+    compiled = minidynamo.compile(fn, fullgraph=True)
+    x = torch.ones(2)
+    for s in (np.float64(1.0), np.float64(1.0), np.float64(0.25)):
+        assert torch.equal(compiled(x, s), fn(x, s))
+    assert convert_frame.counters["frames_compiled"] == 2

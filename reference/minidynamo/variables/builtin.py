@@ -42,6 +42,8 @@ from minidynamo.variables.lists import (
     TupleVariable,
     iterator_of,
 )
+from minidynamo.variables.numpy import is_numpy_scalar
+from minidynamo.variables.numpy import specialize as specialize_numpy_scalar
 from minidynamo.variables.operators import (
     ARITHMETIC_OPERATORS,
     OPERATOR_FUNCTIONS,
@@ -67,6 +69,11 @@ PURE_BUILTINS = frozenset(
     | {value for value in vars(math).values() if callable(value)}
     # Alternate constructors of immutable builtin types (read as `int.from_bytes`).
     | {int.from_bytes, float.fromhex, bytes.fromhex, str.maketrans, bytes.maketrans}
+)  # fmt: skip
+# Builtins that take a NumPy scalar as the number it is (`float(s)`, `range(n)`).
+_NUMBER_BUILTINS = frozenset(
+    {abs, bin, bool, chr, complex, divmod, float, format, hash, hex, int, max, min, oct, pow,
+     range, repr, round, str}
 )  # fmt: skip
 
 
@@ -120,6 +127,8 @@ class BuiltinVariable(VariableTracker):
         args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
+        if self.fn in _NUMBER_BUILTINS and any(map(is_numpy_scalar, args)):
+            args = [specialize_numpy_scalar(arg, tx) for arg in args]
         if self.fn in _TENSOR_EXTREMES and not kwargs:
             items = _extreme_candidates(tx, args)
             if _all_scalar_tensors(items):

@@ -51,6 +51,8 @@ CONSTANT_TYPES: tuple[type, ...] = (
     torch.memory_format,
     torch.finfo,
     torch.iinfo,
+    np.finfo,
+    np.iinfo,
     types.CodeType,
     np.number,  # NumPy scalars (`np.float64(2.5)`), guarded on their value as numbers are
     np.bool_,
@@ -122,9 +124,13 @@ class ConstantVariable(VariableTracker):
 
     def as_proxy(self) -> Any:
         # The graph's code prints a constant by its repr; a numpy scalar's (`np.float64(2.5)`)
-        # names a module that code does not import, so the graph gets its Python number.
+        # names a module that code does not import, so the graph gets its Python number
+        # (a slice's bounds too: `x[:n]`).
         if isinstance(self.value, np.generic):
             return self.value.item()
+        if isinstance(self.value, slice):
+            bounds = (self.value.start, self.value.stop, self.value.step)
+            return slice(*(b.item() if isinstance(b, np.generic) else b for b in bounds))
         if isinstance(self.value, enum.Enum) and isinstance(self.value, (int, float, str)):
             return self.value._value_  # an IntEnum member is its number in the graph
         return self.value

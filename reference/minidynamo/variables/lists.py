@@ -7,6 +7,7 @@ mutated too, and `check_mutable` records them for `SideEffects` to replay.
 
 from __future__ import annotations
 
+import numbers
 import operator
 import types
 from typing import TYPE_CHECKING, Any
@@ -37,6 +38,8 @@ def constant_index(index: VariableTracker, kind: str = "list") -> Any:
     if isinstance(value, (str, float, type(None), tuple)):
         name = type(value).__name__
         raise_observed(TypeError, f"{kind} indices must be integers or slices, not {name}")
+    if isinstance(value, numbers.Integral) and not isinstance(value, int):
+        return operator.index(value)  # a NumPy integer (`items[np.int64(1)]`)
     if not isinstance(value, (int, slice)):
         unimplemented(f"sequence index of type {type(value).__name__}")
     return value

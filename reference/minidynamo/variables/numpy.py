@@ -26,7 +26,7 @@ from minidynamo.exc import unimplemented
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable
 from minidynamo.variables.lists import TupleVariable
-from minidynamo.variables.symnode import is_symbolic
+from minidynamo.variables.symnode import SymNodeVariable, is_symbolic
 from minidynamo.variables.tensor import TensorVariable
 
 if TYPE_CHECKING:
@@ -49,6 +49,11 @@ def to_tensor(value: Any) -> Any:
 def to_numpy(value: torch.Tensor) -> np.ndarray:
     """A graph output that the program sees as an ndarray (run after the graph)."""
     return value.numpy(force=True)
+
+
+def to_numpy_scalar(value: torch.Tensor) -> np.generic:
+    """A 0-dim graph output that the program sees as a NumPy scalar (`s * 2`)."""
+    return value.numpy(force=True)[()]
 
 
 class NumpyFunctionWrapper:
@@ -119,20 +124,133 @@ _INPLACE_OPERATORS = frozenset(
      operator.imod, operator.ipow, operator.imatmul, operator.iand, operator.ior,
      operator.ixor, operator.ilshift, operator.irshift}
 )  # fmt: skip
+# A NumPy scalar is immutable: `s += 1` binds a new scalar, `s + 1`.
+_OUT_OF_PLACE = {
+    fn: getattr(operator, f"__{fn.__name__[1:]}__") for fn in _INPLACE_OPERATORS
+}  # fmt: skip
+# A number of each kind, standing for a NumPy scalar in torch's type promotion.
+_NUMBER_OF_KIND = {"b": True, "i": 1, "u": 1, "f": 1.0, "c": 1j}
 
 
 def is_ndarray(vt: VariableTracker) -> bool:
     return isinstance(vt, NumpyNdarrayVariable)
 
 
-def as_ndarray(vt: VariableTracker) -> VariableTracker:
+def is_numpy_scalar(vt: VariableTracker) -> bool:
+    return isinstance(vt, NumpyNdarrayVariable) and vt.scalar_type is not None
+
+
+def is_scalar_operand(vt: VariableTracker) -> bool:
+    """A NumPy scalar, or a number: operands of which NumPy's result is a scalar."""
+    return is_numpy_scalar(vt) or not isinstance(vt, TensorVariable)
+
+
+def is_known_scalar(vt: VariableTracker) -> bool:
+    """A NumPy scalar whose value the trace knows (an input, or computed from inputs and
+    constants), to be guarded where it is used as a number."""
+    return isinstance(vt, NumpyNdarrayVariable) and vt.scalar is not None
+
+
+def specialize(vt: VariableTracker, tx: InstructionTranslatorBase) -> VariableTracker:
+    """A known NumPy scalar as its guarded constant; any other value as it is (a scalar
+    computed from an array stays its 0-dim tensor)."""
+    return vt.specialize(tx) if is_known_scalar(vt) else vt  # type: ignore[attr-defined]
+
+
+def known_scalar_result(
+    fn: Callable, args: list[VariableTracker], kwargs: dict[str, VariableTracker] | None = None
+) -> tuple[np.generic, Callable[[], None]] | None:
+    """The value NumPy computes for `fn` on known scalars and numbers, and how to guard
+    the scalars it came from; None where an operand is not known."""
+    if kwargs or not all(is_known_scalar(arg) or is_number(arg) for arg in args):
+        return None
+    known = [arg for arg in args if is_known_scalar(arg)]
+    values = [
+        arg.scalar if is_known_scalar(arg) else arg.as_python_constant()  # type: ignore[attr-defined]
+        for arg in args
+    ]
+    try:
+        with np.errstate(all="ignore"):  # warned once, by the program's own run
+            value = fn(*values)
+    except Exception:  # NumPy raises: the graph's run will raise it too
+        return None
+    if not isinstance(value, np.generic):
+        return None
+
+    def guard_value() -> None:
+        for arg in known:
+            arg.guard_value()  # type: ignore[attr-defined]
+
+    return value, guard_value
+
+
+def specialize_arguments(
+    tx: InstructionTranslatorBase,
+    args: list[VariableTracker],
+    kwargs: dict[str, VariableTracker],
+) -> tuple[list[VariableTracker], dict[str, VariableTracker]]:
+    """The arguments of a torch function or tensor method, which takes a NumPy scalar
+    as a number (`x.sum(dim=n)`, `torch.zeros(n)`): each one its guarded constant."""
+    return (
+        [specialize(arg, tx) for arg in args],
+        {key: specialize(arg, tx) for key, arg in kwargs.items()},
+    )
+
+
+def is_number(vt: VariableTracker) -> bool:
+    """A NumPy scalar, a number or a symbolic one: what NumPy's operators compute on."""
+    if is_numpy_scalar(vt) or isinstance(vt, SymNodeVariable):
+        return True
+    return vt.is_python_constant() and isinstance(vt.as_python_constant(), (int, float, complex))
+
+
+def is_torch_tensor(vt: VariableTracker) -> bool:
+    return isinstance(vt, TensorVariable) and not is_ndarray(vt)
+
+
+def call_torch_operator_with_scalar(
+    tx: InstructionTranslatorBase, fn: Callable, args: list[VariableTracker]
+) -> VariableTracker:
+    """`x * s` (or `s * x`) of a tensor and a NumPy scalar: torch's operator, which takes
+    the scalar as a Python number (NumPy's defers to it). The scalar is the graph's 0-dim
+    tensor; where that would promote otherwise than a number does (an int tensor times a
+    float: float32, not float64), it is first cast to the dtype eager computes in (Dynamo
+    2.14 does not, and differs from eager there). `s += x` binds `s + x`."""
+    if is_numpy_scalar(args[0]):
+        fn = _OUT_OF_PLACE.get(fn, fn)
+    tensor = next(arg for arg in args if is_torch_tensor(arg))
+    operands = []
+    for arg in args:
+        if is_numpy_scalar(arg):
+            number = _NUMBER_OF_KIND[np.dtype(arg.scalar_type).kind]  # type: ignore[attr-defined]
+            dtype = torch.result_type(tensor.example_value, number)
+            if torch.result_type(tensor.example_value, arg.example_value) != dtype:
+                arg = tx.output.call(tx, "call_method", "to", [arg, ConstantVariable(dtype)])
+        operands.append(arg)
+    return tx.output.call(tx, "call_function", fn, operands)
+
+
+def as_ndarray(
+    vt: VariableTracker,
+    *,
+    scalar: bool = False,
+    known: tuple[np.generic, Callable[[], None]] | None = None,
+) -> VariableTracker:
     """A graph value the program sees as an ndarray: tensors become ndarrays (in tuples
-    and lists too, e.g. `np.histogram`'s pair); numbers and None stay as they are."""
+    and lists too, e.g. `np.histogram`'s pair); numbers and None stay as they are.
+    `scalar`: a 0-dim result is a NumPy scalar (of an operator or ufunc on scalars), of
+    value `known` (with its guard) where NumPy computed the same type."""
     if isinstance(vt, NumpyNdarrayVariable) or not isinstance(vt, (TensorVariable, TupleVariable)):
         return vt
     if isinstance(vt, TupleVariable):
         return TupleVariable([as_ndarray(item) for item in vt.items])
-    return NumpyNdarrayVariable(vt.proxy, vt.example_value)
+    if not scalar or vt.example_value.dim() != 0:
+        return NumpyNdarrayVariable(vt.proxy, vt.example_value)
+    scalar_type = type(to_numpy_scalar(torch.empty((), dtype=vt.example_value.dtype)))
+    value, guard_value = known if known and type(known[0]) is scalar_type else (None, None)
+    return NumpyNdarrayVariable(
+        vt.proxy, vt.example_value, scalar=value, scalar_type=scalar_type, guard_value=guard_value
+    )
 
 
 def call_numpy(
@@ -140,12 +258,17 @@ def call_numpy(
     target: Callable,
     args: list[VariableTracker],
     kwargs: dict[str, VariableTracker] | None = None,
+    *,
+    scalar: bool = False,
+    known: tuple[np.generic, Callable[[], None]] | None = None,
 ) -> VariableTracker:
-    """A graph node calling `target` (one of the wrappers); its result as ndarrays."""
+    """A graph node calling `target` (one of the wrappers); its result as ndarrays (a
+    0-dim one as a NumPy scalar where `scalar`, of value `known`)."""
     for arg in [*args, *(kwargs or {}).values()]:
         if isinstance(arg, TensorVariable) and not isinstance(arg, NumpyNdarrayVariable):
             unimplemented("a NumPy operation on a torch.Tensor")
-    return as_ndarray(tx.output.call(tx, "call_function", target, args, kwargs))
+    result = tx.output.call(tx, "call_function", target, args, kwargs)
+    return as_ndarray(result, scalar=scalar, known=known)
 
 
 def call_numpy_operator(
@@ -153,34 +276,81 @@ def call_numpy_operator(
 ) -> VariableTracker:
     """An `operator` function with an ndarray operand. An in-place one (`a += 1`)
     writes into the ndarray's tensor and gives back the same ndarray, as NumPy does."""
-    if isinstance(args[0], TensorVariable) and not is_ndarray(args[0]):
+    if any(is_torch_tensor(arg) for arg in args) and any(is_numpy_scalar(arg) for arg in args):
+        return call_torch_operator_with_scalar(tx, fn, args)
+    if is_torch_tensor(args[0]):
         # `x + a` of a tensor: torch's operator, which takes the ndarray as a tensor.
         return tx.output.call(tx, "call_function", fn, args)
+    if not any(isinstance(arg, TensorVariable) and not is_numpy_scalar(arg) for arg in args) and (
+        not all(is_number(arg) for arg in args)
+    ):  # `items[n]`, `"ab" * n`: Python's operator on the scalar input's number
+        from minidynamo.variables.operators import call_operator
+
+        return call_operator(tx, fn, [specialize(arg, tx) for arg in args])
     if fn is operator.setitem:
         return args[0].call_method(tx, "__setitem__", args[1:], {})
     if fn is operator.delitem:
         unimplemented("del of ndarray items")
-    result = call_numpy(tx, operator_wrapper(fn), args)
+    if is_numpy_scalar(args[0]):
+        fn = _OUT_OF_PLACE.get(fn, fn)
+    scalar = all(is_scalar_operand(arg) for arg in args)
+    known = known_scalar_result(fn, args) if scalar else None
+    result = call_numpy(tx, operator_wrapper(fn), args, scalar=scalar, known=known)
     if fn in _INPLACE_OPERATORS and isinstance(args[0], NumpyNdarrayVariable):
         return args[0]
     return result
 
 
 class NumpyNdarrayVariable(TensorVariable):
-    """An np.ndarray, held in the graph as the tensor it wraps (torch._numpy's view)."""
+    """An np.ndarray, held in the graph as the tensor it wraps (torch._numpy's view); or
+    a NumPy scalar (`scalar_type`), held as a 0-dim one: an input, or the result of an
+    operator or ufunc on scalars. `scalar` is its value where the trace knows it (of an
+    input, and what NumPy computes from inputs and numbers), `guard_value` what guards
+    the inputs' values where the program uses it as a number."""
 
     def __init__(
-        self, proxy: torch.fx.Proxy, example_value: torch.Tensor, *, source: Source | None = None
+        self,
+        proxy: torch.fx.Proxy,
+        example_value: torch.Tensor,
+        *,
+        source: Source | None = None,
+        scalar: np.generic | None = None,
+        scalar_type: type | None = None,
+        guard_value: Callable[[], None] | None = None,
     ) -> None:
         # `source` is the ndarray's own (``L['a']``); the graph input's is
         # ``___from_numpy(L['a'])``.
         super().__init__(proxy, example_value, source=source)
+        self.scalar = scalar
+        self.scalar_type = type(scalar) if scalar is not None else scalar_type
+        self.guard_value = guard_value
 
     def __repr__(self) -> str:
         return f"NumpyNdarrayVariable({list(self.example_value.shape)})"
 
     def python_type(self) -> type:
-        return np.ndarray
+        return self.scalar_type or np.ndarray
+
+    def as_python_constant(self) -> Any:
+        """A known NumPy scalar's value, guarded, where the program needs the number
+        (`x[:n]`, `math.log(s)`, `f"{s}"`); an array is no constant."""
+        if self.scalar is None or self.guard_value is None:
+            return super().as_python_constant()
+        self.guard_value()
+        return self.scalar
+
+    def specialize(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        """A known NumPy scalar as the constant it is, guarded on its value: where torch
+        takes it as a Python number (`torch.zeros(n)`), which a 0-dim array is not."""
+        if self.scalar is None:
+            unimplemented("a NumPy scalar computed from an array, taken as a number")
+        return ConstantVariable(self.as_python_constant())
+
+    def truth(self, tx: InstructionTranslatorBase) -> bool:
+        # `if flag:`, `if s > 0:` of a known NumPy scalar: its value, guarded.
+        if self.scalar is not None:
+            return self.specialize(tx).truth(tx)
+        return super().truth(tx)
 
     def is_new_object(self) -> bool:
         # An array the graph made is one ndarray object however often it is rebuilt.
@@ -191,7 +361,10 @@ class NumpyNdarrayVariable(TensorVariable):
         if self.source is not None:
             self.source.reconstruct(codegen)
             return
-        codegen.load_installed("___to_numpy", to_numpy, push_null=True)
+        if self.scalar_type is None:
+            codegen.load_installed("___to_numpy", to_numpy, push_null=True)
+        else:
+            codegen.load_installed("___to_numpy_scalar", to_numpy_scalar, push_null=True)
         codegen.load_graph_output(self.proxy.node)
         codegen.call(1)
 
@@ -223,6 +396,9 @@ class NumpyNdarrayVariable(TensorVariable):
         args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
+        if name in _DATA_DEPENDENT_METHODS and self.scalar is not None:
+            # `s.item()` of a known NumPy scalar: its value, guarded.
+            return self.specialize(tx).call_method(tx, name, args, kwargs)
         if name in _DATA_DEPENDENT_METHODS:
             unimplemented(f"data-dependent ndarray method {name}()", gb.DATA_DEPENDENT_METHOD)
         if name == "__len__":
@@ -281,4 +457,11 @@ class NumpyVariable(VariableTracker):
         if counterpart is None:
             name = getattr(self.value, "__name__", repr(self.value))
             unimplemented(f"NumPy function {name} is not traced", gb.NUMPY_FUNCTION)
-        return call_numpy(tx, function_wrapper(counterpart), args, kwargs)
+        # A ufunc of scalars (`np.exp(s)`) is a scalar, as an operator's is.
+        scalar = isinstance(self.value, np.ufunc) and all(
+            is_scalar_operand(arg) for arg in [*args, *kwargs.values()]
+        )
+        known = known_scalar_result(self.value, args, kwargs) if scalar else None
+        return call_numpy(
+            tx, function_wrapper(counterpart), args, kwargs, scalar=scalar, known=known
+        )

@@ -267,7 +267,9 @@ class TensorVariable(VariableTracker):
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         from minidynamo.variables.lists import SizeVariable
+        from minidynamo.variables.numpy import specialize_arguments
 
+        args, kwargs = specialize_arguments(tx, args, kwargs)
         if name == "item" and tx.output.one_graph and not args and not kwargs:
             # A captured scalar output: an unbacked symbol (u0) the graph computes.
             return tx.output.call(tx, "call_method", name, [self])

@@ -25,7 +25,7 @@ from minidynamo.variables.exceptions import raise_observed
 from minidynamo.variables.functions import FUNCTION_NAME_ATTRIBUTES, UserFunctionVariable
 from minidynamo.variables.functorch import call_functorch_effect
 from minidynamo.variables.lists import SizeVariable
-from minidynamo.variables.numpy import is_ndarray
+from minidynamo.variables.numpy import is_ndarray, is_numpy_scalar, specialize_arguments
 from minidynamo.variables.tensor import TensorVariable
 
 if TYPE_CHECKING:
@@ -149,6 +149,9 @@ class TorchInGraphFunctionVariable(VariableTracker):
         if self.fn is torch.tensor and len(args) == 1:
             view = tx.output.call(tx, "call_function", torch.as_tensor, args, kwargs)
             return view.call_method(tx, "clone", [], {})
+        arrays = [arg for arg in [*args, *kwargs.values()] if is_ndarray(arg)]
+        if all(is_numpy_scalar(arg) for arg in arrays):
+            return self.call_function(tx, *specialize_arguments(tx, args, kwargs))
         unimplemented(f"{self.fn.__name__}() of an ndarray")
 
     def _assert(
