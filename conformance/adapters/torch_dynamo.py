@@ -20,7 +20,7 @@ from typing import Any
 
 import torch
 import torch._dynamo
-from torch._dynamo.exc import FailOnRecompileLimitHit, Unsupported
+from torch._dynamo.exc import FailOnRecompileLimitHit, Unsupported, UserError
 from torch._dynamo.types import GuardFail
 
 from conformance.adapters import Adapter
@@ -112,7 +112,7 @@ class TorchDynamoAdapter(Adapter):
         torch._dynamo.mark_dynamic(tensor, dim)
 
     def is_compile_error(self, error: BaseException) -> bool:
-        return isinstance(error, (Unsupported, FailOnRecompileLimitHit))
+        return isinstance(error, (Unsupported, UserError, FailOnRecompileLimitHit))
 
     def observations(self) -> Observations:
         return Observations(
