@@ -278,7 +278,7 @@ class ConvertFrame:
         state = states.get(code)
         if state is None:  # first sight of this code object
             if trace_rules.disables_frames_under(code):
-                return _run_without_callback(code, f_globals, closure)
+                return _run_with_callback(code, f_globals, closure, None)
             if closure and trace_rules.disables_frame_of_closure(code):
                 _skip(closure[0].cell_contents.__code__)
             if not entry and trace_rules.skip_code(code, f_builtins):
@@ -454,32 +454,25 @@ class ConvertFrame:
                     f"({config.recompile_limit}) under fullgraph=True"
                 )
             )
-        original = eval_frame.make_replacement(code, f_globals, closure, code.co_name)
-
-        def run_uncompiled(*args: object) -> object:
-            previous = eval_frame.set_callback(run_only)
-            try:
-                return original(*args)
-            finally:
-                eval_frame.set_callback(previous)
-
-        return run_uncompiled
+        return _run_with_callback(code, f_globals, closure, run_only)
 
 
-def _run_without_callback(
-    code: types.CodeType, f_globals: dict, closure: tuple | None
+def _run_with_callback(
+    code: types.CodeType, f_globals: dict, closure: tuple | None, callback: Callable | None
 ) -> Callable:
-    """The frame of `code` run with no callback, so that nothing it calls is converted."""
+    """The frame of `code` run uncompiled, with `callback` deciding what the frames it
+    calls do: None converts none of them (torch.compiler.disable), `run_only` keeps
+    their compiled code but compiles nothing new (the recompile limit)."""
     original = eval_frame.make_replacement(code, f_globals, closure, code.co_name)
 
-    def run_disabled(*args: object) -> object:
-        previous = eval_frame.set_callback(None)
+    def run_uncompiled(*args: object) -> object:
+        previous = eval_frame.set_callback(callback)
         try:
             return original(*args)
         finally:
             eval_frame.set_callback(previous)
 
-    return run_disabled
+    return run_uncompiled
 
 
 def _cache_hit(
