@@ -440,3 +440,26 @@ def module_attribute_store_seen_by_its_functions(x):
     y = globals_cases.helper(x) * globals_cases.FACTOR
     globals_cases.FACTOR -= 1.0
     return y
+
+
+@case(tags=["fullgraph"], calls=[Call(T(3))], options={"fullgraph": True}, expect=one_graph())
+def returned_input_is_a_graph_output_under_fullgraph(x):
+    """A frame that returns one tensor and mutates nothing returns it from the graph,
+    an input too: under fullgraph=True, where an empty trace still compiles, ``return x``
+    is a graph with no operation that returns its input (Dynamo's common case)."""
+    return x
+
+
+@case(tags=["guards"], calls=[Call(T(3))], expect=Expect(frames=0, graphs=0))
+def returned_input_records_no_operation(x):
+    """Without fullgraph=True the same frame records no operation: it is left to CPython."""
+    return x
+
+
+@case(tags=["fullgraph"], calls=[Call(T(3))], options={"fullgraph": True},
+      expect=one_graph("mul"))  # fmt: skip
+def returned_input_after_unused_operation(x):
+    """The graph returns the input, and the unused product stays in it (Dynamo prunes
+    nothing the backend did not ask to)."""
+    y = x * 2  # noqa: F841
+    return x

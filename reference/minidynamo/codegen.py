@@ -2,7 +2,9 @@
 VariableTracker has a `reconstruct` method"), and the modified code object itself.
 
 A VariableTracker with a source is reloaded from the frame (`LOAD_FAST x`); a tensor
-computed by the graph is read from the graph's output tuple (`graph_out_0[i]`);
+computed by the graph is read from the graph's output tuple (`graph_out_0[i]`), and so
+is the one tensor a frame returns when it mutates nothing, an input too (Dynamo's common
+case, `InstructionTranslator.returns_graph_tensor`);
 containers are rebuilt item by item (BUILD_TUPLE ...). An object the trace created and
 that is used more than once (returned and stored, ``return l, l``) is built once and
 kept in a temporary local, so that it stays one object, as in eager.

@@ -329,8 +329,6 @@ class ConvertFrame:
     ) -> CacheEntry:
         """Translate the frame and build its modified code and guards."""
         output, tx = self.translate(code, args, f_globals, f_builtins, closure)
-        if tx.records_no_operation and not self.fullgraph:
-            raise SkipFrame("its trace records no operation")
         output.guards.add_shape_guards(output.shapes.produce_guards())
         output.guards.add_no_aliasing()
         new_code = modified_code(code, tx.output_instructions)

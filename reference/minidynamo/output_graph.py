@@ -338,6 +338,7 @@ class OutputGraph:
         stored_locals: dict[str, VariableTracker] | None = None,
         stored_cells: dict[str, VariableTracker] | None = None,
         continuation_cells: Collection[str] = (),
+        value_from_graph: bool = False,
     ) -> list[Instruction]:
         """Compile the graph and return the bytecode that runs it: call `__compiled_fn_N`,
         store `graph_out_0`, push `stack_values`, store `stored_locals` (at a graph break:
@@ -347,14 +348,19 @@ class OutputGraph:
 
         Every local's value is rebuilt before any local is stored, and side effects are
         replayed in between: a value is reloaded from its source (``L['b']``), which a
-        store to that local (``a, b = b, a``) or a replayed mutation would change."""
+        store to that local (``a, b = b, a``) or a replayed mutation would change. With
+        `value_from_graph` the one stack value, a tensor, is a graph output even when it
+        is an input (Dynamo's common case, see `returns_graph_tensor`)."""
         from minidynamo.codegen import PyCodegen
         from minidynamo.variables.lazy import realize_within
 
         def rebuild_values(shared: frozenset[int]) -> PyCodegen:
             rebuild = PyCodegen(self, graph_output_var="graph_out_0", shared=shared)
             for value in stack_values:
-                rebuild(value)
+                if value_from_graph:
+                    rebuild.load_graph_output(value.as_proxy().node)
+                else:
+                    rebuild(value)
             local_names = list(stored_locals or {})
             for name in local_names:
                 rebuild(stored_locals[name])  # type: ignore[index]

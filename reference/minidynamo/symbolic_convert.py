@@ -37,7 +37,7 @@ from minidynamo.bytecode import (
     stack_effect,
 )
 from minidynamo.codegen import PyCodegen
-from minidynamo.exc import ObservedException, Unsupported, unimplemented
+from minidynamo.exc import ObservedException, SkipFrame, Unsupported, unimplemented
 from minidynamo.opcodes import load_all
 from minidynamo.opcodes.exceptions import Block
 from minidynamo.side_effects import DELETED
@@ -396,7 +396,6 @@ class InstructionTranslator(InstructionTranslatorBase):
             self.cells[name] = CellVariable(initial, source=LocalSource(name, is_cell=True))
         self.output_instructions: list[Instruction] = []
         # Whether the frame reached its return with a graph of no operation.
-        self.records_no_operation = False
         # Set when translation restarts after an Unsupported: stop there and break.
         self.break_span = break_span
 
@@ -415,13 +414,32 @@ class InstructionTranslator(InstructionTranslatorBase):
             self.output.restore_global_state()
 
     def return_value(self, value: VariableTracker) -> None:
-        # Dynamo's test, made before unused nodes are pruned: no call in the graph.
-        self.records_no_operation = not self.output.count_calls()
+        # Dynamo's test, made before unused nodes are pruned: no call in the graph (under
+        # fullgraph=True the graph is compiled all the same).
+        if not self.output.count_calls() and not self.output.one_graph:
+            raise SkipFrame("its trace records no operation")
         self.output_instructions = self.output.compile_subgraph(
-            self, [value], stored_cells=self.changed_cells()
+            self,
+            [value],
+            stored_cells=self.changed_cells(),
+            value_from_graph=self.returns_graph_tensor(value),
         )
         self.output_instructions += create_return_value()
         self.done = True
+
+    def returns_graph_tensor(self, value: VariableTracker) -> bool:
+        """Dynamo's common case: a frame that returns one plain tensor and mutates nothing
+        returns it from the graph, an input too (so ``return x`` under fullgraph=True
+        compiles a graph that returns its input)."""
+        from minidynamo.variables.numpy import NumpyNdarrayVariable
+        from minidynamo.variables.tensor import TensorVariable
+
+        return (
+            isinstance(value, TensorVariable)
+            and not isinstance(value, NumpyNdarrayVariable)
+            and value.class_type in (torch.Tensor, torch.nn.Parameter)
+            and not self.output.side_effects
+        )
 
     # Graph breaks (seed "Graph Breaks").
 
