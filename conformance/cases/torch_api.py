@@ -694,3 +694,33 @@ def parameters_to_vector_of_module():
         return torch.nn.utils.parameters_to_vector(linear.parameters()) * x.sum()
 
     return flat
+
+
+@case(
+    tags=["torch-api", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1),
+)
+def dynamo_is_compiling_is_true_inside(x):
+    """`torch._dynamo.is_compiling()` asks `torch.compiler.is_compiling()`: True while
+    compiled; both branches compute the same value."""
+    import torch._dynamo
+
+    if torch._dynamo.is_compiling():
+        return x + 1
+    return (x * 2 + 2) / 2
+
+
+@case(
+    tags=["torch-api", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1),
+)
+def autocast_and_accelerator_queries_fold(x):
+    """The CPU autocast state and the accelerators' availability are constants of the
+    trace, as in Dynamo's constant-fold list."""
+    off = not (torch.is_autocast_cpu_enabled() or torch._C._is_any_autocast_enabled())
+    devices = torch.accelerator.is_available() + torch.mps.is_available()
+    return x + off + devices + torch.is_autocast_cache_enabled()

@@ -106,7 +106,13 @@ CONSTANT_FOLD_FUNCTIONS: frozenset[Callable] = frozenset(
         torch.is_grad_enabled,
         torch.is_inference_mode_enabled,
         torch.is_autocast_enabled,
+        torch.is_autocast_cpu_enabled,
+        torch.is_autocast_cache_enabled,
+        torch._C._is_any_autocast_enabled,
         torch.get_autocast_dtype,
+        torch.accelerator.is_available,
+        torch.backends.mps.is_built,
+        torch.mps.is_available,
         torch.are_deterministic_algorithms_enabled,
         # torch.func's state, which its traced transforms switch at trace time too
         torch._C._functorch.get_inplace_requires_grad_allowed,
@@ -276,6 +282,9 @@ INLINE_MODULES: tuple[str, ...] = (
     "minidynamo.polyfills",
     "torch.distributions",
     "torch._functorch",  # torch.func's transforms (vmap, grad): see FUNCTORCH_IN_GRAPH
+    # `torch._dynamo.is_compiling()` (named, never imported here): it asks
+    # torch.compiler.is_compiling(), True in the trace
+    "torch._dynamo.external_utils",
     "torch.nn.modules",
     "torch.nn.utils",
     "torch.utils._foreach_utils",  # clip_grad_norm_'s grouping of tensors by device
