@@ -590,3 +590,137 @@ def func_jacrev_of_sin(x):
     """jacrev: vjp's grad level, then a vmap over the standard basis of the output; its
     wrapper is made under functools.wraps (torch.func's `_wraps_without_dynamo_attrs`)."""
     return torch.func.jacrev(torch.sin)(x)
+
+
+@case(
+    tags=["torch-api", "fullgraph"],
+    calls=[Call(T(4, 3))],
+    options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1),
+    factory=True,
+)
+def functional_call_with_new_weights():
+    """functional_call swaps tensors into the module's `_parameters` for the call
+    (``module._parameters[name] = t``): the forward reads the swapped-in ones."""
+    linear = torch.nn.Linear(3, 2)
+
+    def run(x):
+        weights = {"weight": x[:2] * 2, "bias": torch.zeros(2)}
+        return torch.func.functional_call(linear, weights, (x,)), linear.weight + 0
+
+    return run
+
+
+@case(
+    tags=["torch-api", "fullgraph"],
+    calls=[Call(T(4, 3))],
+    options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1),
+    factory=True,
+)
+def func_grad_over_functional_call():
+    """The usual torch.func training step: grad of a loss of functional_call, over the
+    module's own parameters; the linear uses the grad level's wrapped weights."""
+    linear = torch.nn.Linear(3, 2)
+    params = dict(linear.named_parameters())
+
+    def step(x):
+        def loss(p, x):
+            return torch.func.functional_call(linear, p, (x,)).pow(2).sum()
+
+        return torch.func.grad(loss)(params, x)
+
+    return step
+
+
+def _linear_with_grads():
+    linear = torch.nn.Linear(3, 2)
+    for param in linear.parameters():
+        param.grad = torch.linspace(-2.0, 3.0, param.numel()).reshape(param.shape)
+    return linear
+
+
+@case(
+    tags=["torch-api", "fullgraph"],
+    calls=[Call(T(4, 3))],
+    options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1),
+    factory=True,
+)
+def clip_grad_norm_of_module_grads():
+    """clip_grad_norm_ groups the gradients by device and dtype
+    (`torch._C._group_tensors_by_device_and_dtype`, a polyfill here as in Dynamo), then
+    scales them in place with the foreach kernels; the total norm is returned."""
+    linear = _linear_with_grads()
+
+    def clip(x):
+        norm = torch.nn.utils.clip_grad_norm_(linear.parameters(), 0.5)
+        return linear.weight.grad * x.sum(), norm
+
+    return clip
+
+
+@case(
+    tags=["torch-api", "fullgraph"],
+    calls=[Call(T(4, 3))],
+    options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1),
+    factory=True,
+)
+def clip_grad_value_of_module_grads():
+    """clip_grad_value_ clamps each group of gradients in place (`_foreach_clamp_min_`)."""
+    linear = _linear_with_grads()
+
+    def clip(x):
+        torch.nn.utils.clip_grad_value_(linear.parameters(), 0.5)
+        return linear.bias.grad + x.sum()
+
+    return clip
+
+
+@case(
+    tags=["torch-api", "fullgraph"],
+    calls=[Call(T(4, 3))],
+    options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1),
+    factory=True,
+)
+def parameters_to_vector_of_module():
+    """parameters_to_vector checks each parameter's device (`_check_param_device`) and
+    concatenates their views."""
+    linear = torch.nn.Linear(3, 2)
+
+    def flat(x):
+        return torch.nn.utils.parameters_to_vector(linear.parameters()) * x.sum()
+
+    return flat
+
+
+@case(
+    tags=["torch-api", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1),
+)
+def dynamo_is_compiling_is_true_inside(x):
+    """`torch._dynamo.is_compiling()` asks `torch.compiler.is_compiling()`: True while
+    compiled; both branches compute the same value."""
+    import torch._dynamo
+
+    if torch._dynamo.is_compiling():
+        return x + 1
+    return (x * 2 + 2) / 2
+
+
+@case(
+    tags=["torch-api", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1),
+)
+def autocast_and_accelerator_queries_fold(x):
+    """The CPU autocast state and the accelerators' availability are constants of the
+    trace, as in Dynamo's constant-fold list."""
+    off = not (torch.is_autocast_cpu_enabled() or torch._C._is_any_autocast_enabled())
+    devices = torch.accelerator.is_available() + torch.mps.is_available()
+    return x + off + devices + torch.is_autocast_cache_enabled()

@@ -47,6 +47,7 @@ from minidynamo import decorators
 from minidynamo import graph_break_registry as gb
 from minidynamo.polyfills import builtins as builtins_polyfills
 from minidynamo.polyfills import copy as copy_polyfills
+from minidynamo.polyfills import foreach as foreach_polyfills
 from minidynamo.polyfills import functools as functools_polyfills
 from minidynamo.polyfills import itertools as itertools_polyfills
 from minidynamo.polyfills import operator as operator_polyfills
@@ -105,7 +106,13 @@ CONSTANT_FOLD_FUNCTIONS: frozenset[Callable] = frozenset(
         torch.is_grad_enabled,
         torch.is_inference_mode_enabled,
         torch.is_autocast_enabled,
+        torch.is_autocast_cpu_enabled,
+        torch.is_autocast_cache_enabled,
+        torch._C._is_any_autocast_enabled,
         torch.get_autocast_dtype,
+        torch.accelerator.is_available,
+        torch.backends.mps.is_built,
+        torch.mps.is_available,
         torch.are_deterministic_algorithms_enabled,
         # torch.func's state, which its traced transforms switch at trace time too
         torch._C._functorch.get_inplace_requires_grad_allowed,
@@ -125,6 +132,7 @@ CONSTANT_FOLD_FUNCTIONS: frozenset[Callable] = frozenset(
         torch.backends.mps.is_available,  # an lru_cache wrapper: one answer per process
         torch.broadcast_shapes,  # of sizes known now (a symbolic one is not a constant)
         torch.overrides.is_tensor_like,
+        torch._C._get_privateuse1_backend_name,  # the foreach kernels' devices
         # Queries on typing forms, constants to the trace (as Dynamo's TypingVariable)
         typing.get_origin,
         typing.get_args,
@@ -274,8 +282,12 @@ INLINE_MODULES: tuple[str, ...] = (
     "minidynamo.polyfills",
     "torch.distributions",
     "torch._functorch",  # torch.func's transforms (vmap, grad): see FUNCTORCH_IN_GRAPH
+    # `torch._dynamo.is_compiling()` (named, never imported here): it asks
+    # torch.compiler.is_compiling(), True in the trace
+    "torch._dynamo.external_utils",
     "torch.nn.modules",
     "torch.nn.utils",
+    "torch.utils._foreach_utils",  # clip_grad_norm_'s grouping of tensors by device
     "torch.utils._contextlib",  # the wrapper of a function decorated with `@torch.no_grad()`
     "torch.utils._pytree",
 )
@@ -363,6 +375,7 @@ POLYFILLS: dict[Callable, Callable] = {
     os.getenv: stdlib_polyfills.getenv,
     copy.copy: copy_polyfills.copy,
     copy.deepcopy: copy_polyfills.deepcopy,
+    torch._C._group_tensors_by_device_and_dtype: foreach_polyfills.group_by_device_and_dtype,
 }
 
 # Methods and class attributes of builtin types, by (class, name): `dict.fromkeys(ks)`,

@@ -71,6 +71,11 @@ class NNModuleVariable(UserDefinedObjectVariable):
             return super().var_getattr(tx, name)  # stored by this trace: read it back
         for registry in _REGISTRIES:
             entries = self.value.__dict__.get(registry, {})
+            changed = _changed_registry(tx, entries)
+            if changed is not None:
+                if name in changed.keys():
+                    return changed.value(name)
+                continue
             if name in entries:
                 source = None
                 if registry == "_modules" and self.slice_members is not None:
@@ -106,8 +111,11 @@ class NNModuleVariable(UserDefinedObjectVariable):
         return torch.nn.Module.__getattr__
 
     def has_attr(self, tx: InstructionTranslatorBase, name: str) -> bool:
-        if any(name in self.value.__dict__.get(r, {}) for r in _REGISTRIES):
-            return True
+        for registry in _REGISTRIES:
+            entries = self.value.__dict__.get(registry, {})
+            changed = _changed_registry(tx, entries)
+            if name in (entries if changed is None else changed.keys()):
+                return True
         return super().has_attr(tx, name)
 
     def store_attr(self, tx: InstructionTranslatorBase, name: str, value: VariableTracker) -> None:
@@ -362,6 +370,16 @@ def _empty_like_arguments(
         return value.as_python_constant()
 
     return tuple(map(real, args)), {name: real(value) for name, value in kwargs.items()}
+
+
+def _changed_registry(tx: InstructionTranslatorBase, entries: dict) -> ConstDictVariable | None:
+    """The traced form of a module's `_parameters` (`_buffers`, `_modules`) dict where
+    the trace changed it in place (`torch.func.functional_call` swaps tensors in with
+    ``module._parameters[name] = t``): attribute reads then see the traced contents."""
+    vt = tx.output.input_by_id.get(id(entries))
+    if not isinstance(vt, ConstDictVariable) or vt.source is None:
+        return None
+    return vt if tx.output.side_effects.mutated_container(vt.source.name) is vt else None
 
 
 def _is_torch_code(fn: object) -> bool:
