@@ -728,3 +728,15 @@ def limit_hit_logged_once_as_recompile(x, mode):
     """The miss that hits the limit is logged as a recompile (its guard failures, as
     Dynamo logs them before it checks the limit); later misses are not logged."""
     return x * len(mode)
+
+
+@case(
+    tags=["recompiles", "guards"],
+    calls=[Call(T(2), a) for a in (1.5, 2.5, 3.5)],
+    expect=Expect(frames=1, graphs=1),
+)
+def float_argument_only_returned(x, a):
+    """A float argument the trace only multiplies by a constant and returns: Dynamo
+    guards it on its type (LazyConstantVariable over frame locals), computing ``a * 2``
+    after the graph, so a new value reuses the compiled code."""
+    return x + 1, a * 2

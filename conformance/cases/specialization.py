@@ -117,3 +117,25 @@ def map_builtin_from_closure_cell(x):
     """`map(op, ...)` over a builtin held in a closure cell: each op is guarded by
     identity, so a later op never gets the first one's results."""
     return MAPPER(x)
+
+
+@case(
+    tags=["builtins", "dynamic-shapes", "recompiles"],
+    calls=[Call(T(2), a) for a in (2.2, 3.6, 4.1, 5.4)],
+    expect=Expect(frames=2, graphs=2),
+)
+def round_of_dynamic_float(x, a):
+    """``round(a)`` of a float that turned dynamic is a graph node, ``item.__round__()``
+    (a SymInt), not a specialization: a third value reuses the second graph."""
+    return x * round(a)
+
+
+@case(
+    tags=["builtins", "dynamic-shapes", "recompiles", "dynamo-divergence"],
+    calls=[Call(T(2), n) for n in (22, 37, 41)],
+    expect=Expect(frames=3, graphs=3),
+)
+def round_of_dynamic_int_with_ndigits(x, n):
+    """``round(n, -1)`` of an int that turned dynamic is folded and guarded: a SymInt's
+    ``__round__`` ignores ``ndigits`` (Dynamo 2.14 traces it, and returns ``n``)."""
+    return x * round(n, -1)

@@ -251,10 +251,12 @@ class Dynamism:
         global_counter_incremented, global_counter_returned, closure_counter_incremented,
         global_read_unused, global_counter_in_branch, global_counter_in_tensor_math,
         global_counter_in_long_loop, closure_counter_turns_dynamic
+        (an argument is guarded on its value: float_argument_only_returned, a known gap)
     a float (of any source:     defaults                      -> constant, then a SymFloat
     globals and module attributes too; not NaN or infinite)  read from a float64 0-dim
     tensor input, `l_f_.item()`, guarded `not math.isnan(L['f'])`
         float_scalar_turns_dynamic, float_branch_guards_symbolically,
+        specialization.round_of_dynamic_float,
         float_nan_stays_constant, guards.float_argument_changes,
         stdlib_values.math_on_dynamic_float
     a float                     specialize_float=True         -> constant, compiled anew

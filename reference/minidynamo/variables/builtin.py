@@ -658,6 +658,21 @@ def _call_int(
     return fold_builtin(int, list(args), kwargs)
 
 
+def _call_round(
+    tx: InstructionTranslatorBase, *args: VariableTracker, **kwargs: VariableTracker
+) -> VariableTracker:
+    """``round(f)`` of a symbolic number stays symbolic, ``item.__round__()`` (a SymInt;
+    Dynamo's call_round), so a float that turned dynamic is not specialized by it. A
+    SymInt's `__round__` ignores `ndigits`: ``round(n, -1)`` of an int is folded, guarded."""
+    if (
+        args
+        and isinstance(args[0], SymNodeVariable)
+        and (len(args) == 1 or args[0].python_type() is float)
+    ):
+        return tx.output.call(tx, "call_method", "__round__", list(args), kwargs)
+    return fold_builtin(round, list(args), kwargs)
+
+
 def _math_on_symbols(fn: Callable) -> Callable[..., VariableTracker]:
     """``math.sqrt(f)`` of a symbolic number stays symbolic, ``torch._sym_sqrt(item)``,
     for each math function torch has a `_sym_` twin of (as Dynamo); else folded."""
@@ -786,6 +801,7 @@ BUILTIN_HANDLERS: dict[Callable, Callable[..., VariableTracker]] = {
     builtins.__build_class__: _call_build_class,
     float: _call_float,
     int: _call_int,
+    round: _call_round,
     min: _min_or_max(min, torch.sym_min),
     max: _min_or_max(max, torch.sym_max),
     **{fn: _fold_over_constants(fn) for fn in (any, all, sorted)},
