@@ -395,7 +395,6 @@ class InstructionTranslator(InstructionTranslatorBase):
                 initial = VariableBuilder(self, source, lazy=False)(value.value)
             self.cells[name] = CellVariable(initial, source=LocalSource(name, is_cell=True))
         self.output_instructions: list[Instruction] = []
-        # Whether the frame reached its return with a graph of no operation.
         # Set when translation restarts after an Unsupported: stop there and break.
         self.break_span = break_span
 
@@ -430,14 +429,12 @@ class InstructionTranslator(InstructionTranslatorBase):
     def returns_graph_tensor(self, value: VariableTracker) -> bool:
         """Dynamo's common case: a frame that returns one plain tensor and mutates nothing
         returns it from the graph, an input too (so ``return x`` under fullgraph=True
-        compiles a graph that returns its input)."""
-        from minidynamo.variables.numpy import NumpyNdarrayVariable
+        compiles a graph that returns its input). Not an ndarray (its python_type)."""
         from minidynamo.variables.tensor import TensorVariable
 
         return (
             isinstance(value, TensorVariable)
-            and not isinstance(value, NumpyNdarrayVariable)
-            and value.class_type in (torch.Tensor, torch.nn.Parameter)
+            and value.python_type() in (torch.Tensor, torch.nn.Parameter)
             and not self.output.side_effects
         )
 
