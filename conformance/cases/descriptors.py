@@ -408,3 +408,27 @@ def setattr_getattr_delattr_builtins(x):
 def vars_and_dict_of_instance(x):
     p = Point(3, 4)
     return x * len(vars(p)), sorted(p.__dict__)
+
+
+class DoublingDict(dict):
+    """Overrides reaching the base's storage through dict's own slot wrappers."""
+
+    def __getitem__(self, key):
+        return dict.__getitem__(self, key) * 2
+
+    def __setitem__(self, key, value):
+        dict.__setitem__(self, key, value + 1)
+
+
+@case(
+    tags=["descriptors", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("add", "mul"),
+)
+def dict_slot_wrapper_inside_dict_subclass_override(x):
+    """`dict.__getitem__(self, k)` in a dict subclass's own `__getitem__` is the base's
+    lookup, not the override again (which would recurse)."""
+    d = DoublingDict()
+    d["a"] = x
+    return d["a"], dict.get(d, "a"), len(d)
