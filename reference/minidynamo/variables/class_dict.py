@@ -1,7 +1,7 @@
 """`ClassDictVariable`: a user class's ``__dict__`` (``vars(cls)``), read by key.
 
 ``Config.__dict__["lr"]``, ``"forward" in vars(cls)``: each key's presence comes from the
-class's own namespace (not its bases), guarded on the namespace's key list; an entry is
+class's own namespace (not its bases), guarded key by key; an entry is
 the raw object stored there (a ``staticmethod`` object, not the function it wraps),
 guarded through ``cls.__dict__[key]``. Stores are not modelled: a class the trace
 changed is refused.
@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 
 class ClassDictVariable(VariableTracker):
     """``cls.__dict__`` of a class reached through a source, whose attributes the trace
-    has not changed."""
+    has not changed. A key read is guarded on that key's presence; the whole key list
+    (which CPython versions fill differently) only where the trace walks it."""
 
     def __init__(self, cls_vt: UserDefinedClassVariable) -> None:
         super().__init__()
@@ -46,11 +47,19 @@ class ClassDictVariable(VariableTracker):
     def _source(self) -> AttrSource:
         return AttrSource(self.cls_vt.source, "__dict__")
 
+    def _present(self, tx: InstructionTranslatorBase, key: VariableTracker) -> bool:
+        name = key.as_python_constant()
+        if not isinstance(name, str):
+            unimplemented(f"{self!r}[{name!r}]")
+        present = name in self.namespace
+        tx.output.guards.add_key_presence(self._source(), name, present)
+        return present
+
     def _entry(self, tx: InstructionTranslatorBase, key: VariableTracker) -> VariableTracker:
         from minidynamo.builder import VariableBuilder
 
         name = key.as_python_constant()
-        if name not in self._names(tx):
+        if not self._present(tx, key):
             raise_observed(KeyError, name)
         return VariableBuilder(tx, GetItemSource(self._source(), name))(self.namespace[name])
 
@@ -65,14 +74,14 @@ class ClassDictVariable(VariableTracker):
         key: VariableTracker,
         default: VariableTracker | None = None,
     ) -> VariableTracker:
-        if key.as_python_constant() in self._names(tx):
+        if self._present(tx, key):
             return self._entry(tx, key)
         return default if default is not None else ConstantVariable(None)
 
     def method_contains(
         self, tx: InstructionTranslatorBase, key: VariableTracker
     ) -> VariableTracker:
-        return ConstantVariable(key.as_python_constant() in self._names(tx))
+        return ConstantVariable(self._present(tx, key))
 
     def method_len(self, tx: InstructionTranslatorBase) -> VariableTracker:
         return ConstantVariable(len(self._names(tx)))
