@@ -408,3 +408,134 @@ def setattr_getattr_delattr_builtins(x):
 def vars_and_dict_of_instance(x):
     p = Point(3, 4)
     return x * len(vars(p)), sorted(p.__dict__)
+
+
+class DoublingDict(dict):
+    """Overrides reaching the base's storage through dict's own slot wrappers."""
+
+    def __getitem__(self, key):
+        return dict.__getitem__(self, key) * 2
+
+    def __setitem__(self, key, value):
+        dict.__setitem__(self, key, value + 1)
+
+
+@case(
+    tags=["descriptors", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("add", "mul"),
+)
+def dict_slot_wrapper_inside_dict_subclass_override(x):
+    """`dict.__getitem__(self, k)` in a dict subclass's own `__getitem__` is the base's
+    lookup, not the override again (which would recurse)."""
+    d = DoublingDict()
+    d["a"] = x
+    return d["a"], dict.get(d, "a"), len(d)
+
+
+def make_call_counter():
+    """A function counting its calls in an attribute of another function (a closure
+    cell: a fresh one per run)."""
+
+    def tally():
+        pass
+
+    tally.calls = 0
+
+    def counted(x):
+        tally.calls += 1
+        return x * tally.calls, hasattr(tally, "calls")
+
+    return counted
+
+
+@case(
+    tags=["descriptors", "fullgraph"],
+    calls=[Call(T(3)), Call(T(3))],
+    factory=True,
+    options=FULLGRAPH,
+    expect=Expect(graphs=2, ops=[["mul"], ["add", "mul"]]),
+)
+def existing_function_attribute_counter():
+    """`fn.attr += 1` on an existing function is replayed on it after the graph; its
+    value is guarded, so the second call recompiles."""
+    return make_call_counter()
+
+
+def make_flagged_once():
+    """A function marking another with an attribute on its first call."""
+
+    def marked():
+        pass
+
+    def run(x):
+        if not hasattr(marked, "seen"):
+            marked.seen = True
+            return x + 1
+        return x - 1
+
+    return run
+
+
+@case(
+    tags=["descriptors", "fullgraph"],
+    calls=[Call(T(3)), Call(T(3)), Call(T(3))],
+    factory=True,
+    options=FULLGRAPH,
+    expect=Expect(graphs=2, ops=[["add"], ["sub"]]),
+)
+def existing_function_hasattr_flag():
+    """hasattr on an existing function is guarded: once the flag is set the other
+    branch runs."""
+    return make_flagged_once()
+
+
+@case(
+    tags=["descriptors", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("mul", "mul", "mul"),
+)
+def nested_function_defaults(x):
+    """A nested function's `__defaults__` / `__kwdefaults__` are what MAKE_FUNCTION got."""
+
+    def scale(a, b=2, *, c=3):
+        return a * b * c
+
+    shift = lambda a, b=x: a + b  # noqa: E731 - a lambda's defaults
+    return scale(x), scale.__defaults__, scale.__kwdefaults__, shift.__defaults__[0] * 2
+
+
+class Settings:
+    """A class whose namespace is read as a mapping."""
+
+    scale = 3
+
+    def apply(self, x):
+        return x * self.scale
+
+    @staticmethod
+    def shift(v):
+        return v + 1
+
+
+@case(
+    tags=["descriptors", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("mul", "add"),
+)
+def class_dict_read_by_key(x):
+    """`cls.__dict__[k]` / `vars(cls)`: the class's own namespace, its entries raw (a
+    staticmethod object), the keys guarded."""
+    ns = vars(Settings)
+    y = x * Settings.__dict__["scale"]
+    shift = ns["shift"]
+    return (
+        y + 1,
+        "apply" in ns,
+        "missing" in ns,
+        ns.get("missing", 0),
+        isinstance(shift, staticmethod),
+    )

@@ -687,3 +687,30 @@ def functools_wraps_builtin_with_counter(x):
 
     sin = counted(torch.sin)
     return sin(x), sin.calls, sin.__name__
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("add", "mul", "add", "add", "add", "add"),
+)
+def itertools_tee_interleaved(x):
+    """tee's iterators share one pass over the input; each sees every item, whichever
+    reads first."""
+    a, b, c = itertools.tee(iter([x, x + 1, x * 3]), 3)
+    first = next(a)
+    return first + sum(b), list(c), list(a)
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("mul", "mul", "sub", "sub"),
+)
+def itertools_tee_pairwise_idiom(x):
+    """The pre-3.10 pairwise recipe: tee, advance one copy, zip."""
+    a, b = itertools.tee([x, x * 2, x * 3])
+    next(b, None)
+    return [q - p for p, q in zip(a, b, strict=False)]

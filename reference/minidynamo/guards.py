@@ -283,6 +283,11 @@ class GuardSet:
         text = f"hasattr({source.name}, {name!r})"
         self._add(source, text if present else f"not {text}", text if present else f"not {text}")
 
+    def add_key_presence(self, source: Source, key: str, present: bool) -> None:
+        """The mapping at `source` has (or has not) the key `key`."""
+        text = f"{key!r} {'in' if present else 'not in'} {source.name}"
+        self._add(source, text, text)
+
     def add_not_in_instance_dict(self, source: Source, name: str) -> None:
         """The object at `source` has no instance attribute `name` (one would shadow the
         class attribute the trace read)."""

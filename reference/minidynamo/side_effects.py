@@ -107,9 +107,12 @@ class SideEffects:
     def _owner(obj: VariableTracker) -> object:
         if obj.is_new_object():
             return obj
-        value = getattr(obj, "value", None)
-        if obj.source is not None and isinstance(value, (type, types.ModuleType)):
-            # A class or module is reached through many sources (`G['K']`, `type(obj)`).
+        value = getattr(obj, "value", getattr(obj, "fn", None))  # `fn`: a function's
+        if obj.source is not None and isinstance(
+            value, (type, types.ModuleType, types.FunctionType)
+        ):
+            # A class, module or function is reached through many sources (`G['K']`,
+            # `type(obj)`, a closure cell).
             return _shared_owner(value)
         if obj.source is None:  # a tensor the graph made: one FakeTensor per tensor
             return ("tensor", id(obj.example_value))  # type: ignore[attr-defined]
@@ -311,7 +314,7 @@ class SideEffects:
         unimplemented(f"assignment to the closure variable {source.name}")
 
 
-def _shared_owner(value: type | types.ModuleType | dict) -> tuple[str, int]:
+def _shared_owner(value: type | types.ModuleType | types.FunctionType | dict) -> tuple[str, int]:
     """A module is keyed by its namespace: the globals of the functions defined in it."""
     namespace = vars(value) if isinstance(value, types.ModuleType) else value
     return ("shared", id(namespace))

@@ -362,6 +362,7 @@ POLYFILLS: dict[Callable, Callable] = {
     itertools.compress: itertools_polyfills.compress,
     itertools.filterfalse: itertools_polyfills.filterfalse,
     itertools.cycle: itertools_polyfills.cycle,
+    itertools.tee: itertools_polyfills.tee,
     functools.reduce: functools_polyfills.reduce,
     functools.cmp_to_key: functools_polyfills.cmp_to_key,
     functools.wraps: functools_polyfills.wraps,

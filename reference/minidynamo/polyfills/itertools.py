@@ -203,3 +203,25 @@ def cycle(iterable: Iterable) -> Iterator:
         saved.append(item)
     while saved:
         yield from saved
+
+
+def tee(iterable: Iterable, n: int = 2) -> tuple[Iterator, ...]:
+    """`n` iterators over one input, each item read once from it and kept in a shared
+    linked list ``[value, next_link]`` until every iterator has passed it."""
+    if n < 0:
+        raise ValueError("n must be >= 0")
+    iterator = iter(iterable)
+
+    def follow(link: list) -> Iterator:
+        while True:
+            if link[1] is None:
+                try:
+                    link[0] = next(iterator)
+                except StopIteration:
+                    return
+                link[1] = [None, None]
+            value, link = link
+            yield value
+
+    start: list = [None, None]
+    return tuple(follow(start) for _ in range(n))

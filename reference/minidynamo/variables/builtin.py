@@ -219,10 +219,20 @@ def _call_type(tx: InstructionTranslatorBase, obj: VariableTracker) -> VariableT
 
 
 def _has_attr(tx: InstructionTranslatorBase, obj: VariableTracker, name: str) -> bool:
-    from minidynamo.variables.functions import FunctoolsPartialVariable, NestedUserFunctionVariable
+    from minidynamo.variables.functions import (
+        FunctoolsPartialVariable,
+        NestedUserFunctionVariable,
+        UserFunctionVariable,
+    )
     from minidynamo.variables.user_defined import UserDefinedObjectVariable
 
-    if isinstance(obj, (UserDefinedObjectVariable, TensorVariable, NestedUserFunctionVariable)):
+    has_attr_types = (
+        UserDefinedObjectVariable,
+        TensorVariable,
+        NestedUserFunctionVariable,
+        UserFunctionVariable,
+    )
+    if isinstance(obj, has_attr_types):
         return obj.has_attr(tx, name)
     if isinstance(obj, FunctoolsPartialVariable):
         return obj.has_attr(name)

@@ -55,6 +55,13 @@ class MethodDescriptorVariable(VariableTracker):
             unimplemented(f"{self!r} called on a {receiver.python_type().__qualname__}")
         if self.owner is object and self.name in ("__setattr__", "__delattr__"):
             return self.call_object_slot(tx, receiver, rest, kwargs)
+        base_method = getattr(receiver, "builtin_base_method", None)
+        if base_method is not None:
+            # `dict.__getitem__(self, k)` in a dict subclass's own `__getitem__`: the
+            # base's C method on the items, not the class's override (which recurses).
+            method = base_method(self.owner, self.name)
+            if method is not None:
+                return method.call_function(tx, rest, kwargs)
         return receiver.call_method(tx, self.name, rest, kwargs)
 
     def call_object_slot(

@@ -297,12 +297,37 @@ class UserFunctionVariable(BaseUserFunctionVariable):
         function, guarded through its source."""
         from minidynamo.builder import VariableBuilder
 
+        stored = tx.output.side_effects.read_attr(self, name, "function ")
+        if stored is not None:
+            return stored
         if name in FUNCTION_NAME_ATTRIBUTES or name == "__code__":
             return ConstantVariable(getattr(self.fn, name))
         if (name in _READ_ATTRIBUTES and hasattr(self.fn, name)) or name in self.fn.__dict__:
             source = None if self.source is None else AttrSource(self.source, name)
             return VariableBuilder(tx, source)(getattr(self.fn, name))
         return super().var_getattr(tx, name)
+
+    def store_attr(self, tx: InstructionTranslatorBase, name: str, value: VariableTracker) -> None:
+        """``helper.calls = 1`` on an existing function: recorded in SideEffects, set on
+        the function after the graph. Dunder attributes (``__defaults__``, ``__code__``)
+        change how it is called: not modelled."""
+        if name.startswith("__") and name.endswith("__"):
+            unimplemented(f"assignment to the function attribute {name}")
+        if self.source is None:
+            unimplemented(f"attribute assignment .{name} on {self!r}, which cannot be reached")
+        tx.output.side_effects.store_attr(self, name, value)
+
+    def has_attr(self, tx: InstructionTranslatorBase, name: str) -> bool:
+        stored = tx.output.side_effects.load_attr(self, name)
+        if stored is not None:
+            return stored is not DELETED
+        if hasattr(types.FunctionType, name):
+            return True
+        if self.source is None:
+            unimplemented(f"hasattr on {self!r} that cannot be guarded")
+        present = name in self.fn.__dict__  # set outside the region later: guarded
+        tx.output.guards.add_hasattr(self.source, name, present)
+        return present
 
     def _wrap_part(
         self, tx: InstructionTranslatorBase, value: object, attribute: str, key: Any
@@ -419,6 +444,9 @@ class NestedUserFunctionVariable(BaseUserFunctionVariable):
             return ConstantVariable(self.f_globals.get("__name__"))
         if name == "__code__":
             return ConstantVariable(self.code)
+        if name in ("__defaults__", "__kwdefaults__"):  # as MAKE_FUNCTION was given them
+            given = self.defaults if name == "__defaults__" else self.kwdefaults
+            return ConstantVariable(None) if given is None else given
         if name == "__doc__":
             first = self.code.co_consts[0] if self.code.co_consts else None
             return ConstantVariable(first if isinstance(first, str) else None)

@@ -205,6 +205,10 @@ class UserDefinedClassVariable(VariableTracker):
             from minidynamo.builder import VariableBuilder
 
             return VariableBuilder(tx, source)(getattr(self.value, name))
+        if name == "__dict__" and type(self.value) in (type, abc.ABCMeta):
+            from minidynamo.variables.class_dict import class_dict
+
+            return class_dict(tx, self)
         if name == "apply" and issubclass(self.value, torch.autograd.Function):
             from minidynamo.variables.autograd_function import AutogradFunctionApplyVariable
 

@@ -79,6 +79,16 @@ class UserDefinedDictVariable(UserDefinedObjectVariable):
                 return name if klass in DICT_BASES else None
         return name
 
+    def builtin_base_method(self, owner: type, name: str) -> VariableTracker | None:
+        """``owner.name`` bound to the items, where `owner` is the dict base (or `dict`
+        under OrderedDict) whose C method it is: what `dict.__getitem__(obj, k)` calls."""
+        base = dict_base(type(self.value))
+        attr = inspect.getattr_static(owner, name, None)
+        descriptor = isinstance(attr, (types.MethodDescriptorType, types.WrapperDescriptorType))
+        if owner is object or not descriptor or not issubclass(base, owner):  # type: ignore[arg-type]
+            return None
+        return DictItemsMethodVariable(self, name)
+
     def generic_getattr(
         self, tx: InstructionTranslatorBase, name: str, *, observe_missing: bool = False
     ) -> VariableTracker:
