@@ -351,10 +351,15 @@ class OutputGraph:
         from minidynamo.codegen import PyCodegen
         from minidynamo.variables.lazy import realize_within
 
+        as_outputs = stored_locals is None and self.returns_through_graph(stack_values)
+
         def rebuild_values(shared: frozenset[int]) -> PyCodegen:
             rebuild = PyCodegen(self, graph_output_var="graph_out_0", shared=shared)
             for value in stack_values:
-                rebuild(value)
+                if as_outputs:
+                    rebuild.load_graph_output(value.as_proxy().node)
+                else:
+                    rebuild(value)
             local_names = list(stored_locals or {})
             for name in local_names:
                 rebuild(stored_locals[name])  # type: ignore[index]
@@ -390,6 +395,20 @@ class OutputGraph:
             self.install_global(name, self.compile_and_call_fx_graph(name))
             call_graph.call_compiled_graph(name, [arg.source for arg in self.graphargs])
         return call_graph.instructions + rebuild.instructions
+
+    def returns_through_graph(self, values: list[VariableTracker]) -> bool:
+        """Dynamo's fast path at a return: when the frame returns distinct plain tensors
+        and made no side effect, every one of them is a graph output, an input tensor
+        too, so a frame that returns its input under fullgraph=True still makes a graph
+        (``return (l_x_,)``) where a rebuilt value would be reloaded from the frame."""
+        from minidynamo.variables.tensor import TensorVariable
+
+        return (
+            bool(values)
+            and all(type(value) is TensorVariable for value in values)
+            and len({id(value) for value in values}) == len(values)
+            and not self.side_effects
+        )
 
     def check_requires_grad(self, outputs: list[torch.fx.Node]) -> None:
         """Dynamo's backend (AOTAutograd) loses the flag that requires_grad_() sets on a

@@ -37,7 +37,7 @@ from minidynamo.bytecode import (
     stack_effect,
 )
 from minidynamo.codegen import PyCodegen
-from minidynamo.exc import ObservedException, Unsupported, unimplemented
+from minidynamo.exc import ObservedException, SkipFrame, Unsupported, unimplemented
 from minidynamo.opcodes import load_all
 from minidynamo.opcodes.exceptions import Block
 from minidynamo.side_effects import DELETED
@@ -395,8 +395,6 @@ class InstructionTranslator(InstructionTranslatorBase):
                 initial = VariableBuilder(self, source, lazy=False)(value.value)
             self.cells[name] = CellVariable(initial, source=LocalSource(name, is_cell=True))
         self.output_instructions: list[Instruction] = []
-        # Whether the frame reached its return with a graph of no operation.
-        self.records_no_operation = False
         # Set when translation restarts after an Unsupported: stop there and break.
         self.break_span = break_span
 
@@ -415,8 +413,11 @@ class InstructionTranslator(InstructionTranslatorBase):
             self.output.restore_global_state()
 
     def return_value(self, value: VariableTracker) -> None:
-        # Dynamo's test, made before unused nodes are pruned: no call in the graph.
-        self.records_no_operation = not self.output.count_calls()
+        # Dynamo's test, made before unused nodes are pruned (no call in the graph) and
+        # before the graph is compiled: a frame that returns its input tensor would make
+        # an identity graph (OutputGraph.returns_through_graph).
+        if not self.output.count_calls() and not self.output.one_graph:
+            raise SkipFrame("its trace records no operation")
         self.output_instructions = self.output.compile_subgraph(
             self, [value], stored_cells=self.changed_cells()
         )
@@ -484,9 +485,14 @@ class InstructionTranslator(InstructionTranslatorBase):
         for block in reversed(blocks):
             # The graph leaves the global state as the outermost block found it.
             block.exit_at_break(self)  # type: ignore[attr-defined]
-        body = self.output.compile_subgraph(
-            self, read, stored, self.changed_cells(), continuation_cells=self.code.co_cellvars
-        )
+        # Rebuilding a lazy iterator (`enumerate(gen)`) runs it on: as part of this frame.
+        _RUNNING.append(self)
+        try:
+            body = self.output.compile_subgraph(
+                self, read, stored, self.changed_cells(), continuation_cells=self.code.co_cellvars
+            )
+        finally:
+            _RUNNING.pop()
         rerun = [
             i for index in range(first, last + 1) for i in create_rerun(self.instructions[index])
         ]
