@@ -3,6 +3,7 @@
 generator consumed while the list it reads grows (`list.extend` takes its items one by one).
 """
 
+
 from conformance.spec import Break, Call, Expect, T, case, one_graph
 
 FULLGRAPH = {"fullgraph": True}
