@@ -420,3 +420,38 @@ def break_inside_sdpa_kernel(x):
         y = torch.nn.functional.scaled_dot_product_attention(x, x, x)
         print("inside")
         return y + 1
+
+
+@case(tags=["context-managers", "graph-breaks"], calls=[Call(T(3))],
+      expect=Expect(frames=2, graphs=2))  # fmt: skip
+def break_inside_nullcontext(x):
+    """Dynamo models ``contextlib.nullcontext`` (not traced as contextlib's class): the
+    continuation enters a fresh ``nullcontext()``, so both halves compile."""
+    with contextlib.nullcontext():
+        y = x + 1
+        print("inside")
+        y = y * 2
+    return y
+
+
+@contextlib.contextmanager
+def logging_finally(log):
+    log.append("enter")
+    try:
+        yield
+    finally:
+        log.append("exit")
+
+
+@case(tags=["context-managers", "exceptions", "fullgraph"], calls=[Call(T(3))],
+      options=FULLGRAPH, expect=one_graph("add"))  # fmt: skip
+def contextmanager_reraises_exception_through_finally(x):
+    """contextlib's ``__exit__`` sets the exception's ``__traceback__`` (None in the
+    trace) before re-raising it; the handler outside the block catches it."""
+    log = []
+    try:
+        with logging_finally(log):
+            raise ValueError("inside")
+    except ValueError:
+        pass
+    return x + len(log)

@@ -6,7 +6,7 @@ operations themselves; `outcome="raises"` cases compare the exception of each ca
 
 import torch
 
-from conformance.spec import Break, Call, Expect, T, case
+from conformance.spec import Break, Call, Expect, T, case, one_graph
 
 
 class Stop(Exception):
@@ -392,3 +392,26 @@ def torch_op_error_caught(x, y):
     except RuntimeError:
         z = x * y
     return z + 1
+
+
+@case(tags=["exceptions", "fullgraph"], calls=[Call(T(3))], options={"fullgraph": True},
+      expect=one_graph("add"))  # fmt: skip
+def exception_with_traceback_none(x):
+    """``err.with_traceback(None)`` returns the exception itself."""
+    try:
+        raise ValueError("a")
+    except ValueError as err:
+        same = err.with_traceback(None) is err
+    return x + same
+
+
+@case(tags=["exceptions", "fullgraph"], calls=[Call(T(3))], options={"fullgraph": True},
+      expect=one_graph())  # fmt: skip
+def handled_error_then_input_returned(x):
+    """Under fullgraph=True a frame that returns its input tensor still makes a graph
+    (``return (l_x_,)``): Dynamo's return path makes every returned tensor a graph output."""
+    try:
+        divmod(1, 0)
+    except ZeroDivisionError:
+        pass
+    return x

@@ -410,3 +410,20 @@ def max_of_generator_of_scalar_tensors(x):
     """``max`` of one-element tensors, as Dynamo records it: ``torch.maximum`` pairwise
     from the left, where CPython compares them (the largest value either way)."""
     return max(row_sums(x))
+
+
+def two_steps(x):
+    yield x + 1
+    yield x + 2
+
+
+@case(tags=["generators", "graph-breaks"], calls=[Call(T(3))],
+      expect=Expect(frames=2, graphs=2))  # fmt: skip
+def enumerate_over_generator_alive_at_break(x):
+    """The enumerate is run to its end before the print, as a generator is, and rebuilt
+    as an iterator over the pairs it had left."""
+    pairs = enumerate(two_steps(x))
+    a = next(pairs)
+    print("between")
+    b = next(pairs)
+    return a[1] + b[1] * b[0]

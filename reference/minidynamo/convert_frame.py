@@ -249,8 +249,12 @@ class ConvertFrame:
         try:
             flat = flat_arguments(fn, args, kwargs)
         except Exception as e:  # eager raises the user's error, if there is one
-            log.warning("minidynamo: cannot bind the arguments of %s, running it eagerly: %s: %s",
-                        fn.__qualname__, type(e).__name__, e)
+            log.warning(
+                "minidynamo: cannot bind the arguments of %s, running it eagerly: %s: %s",
+                fn.__qualname__,
+                type(e).__name__,
+                e,
+            )
             return fn(*args, **kwargs)
         f_builtins = fn.__globals__.get("__builtins__", builtins.__dict__)
         if isinstance(f_builtins, types.ModuleType):
@@ -501,6 +505,11 @@ def run_only(
     try:
         return _cache_hit(state, args, f_globals, closure)
     except Exception as e:  # never raise into CPython
-        log.warning("minidynamo: cache lookup of %s (%s) failed, running it uncompiled: %s: %s",
-                    code.co_name, where(code), type(e).__name__, e)
+        log.warning(
+            "minidynamo: cache lookup of %s (%s) failed, running it uncompiled: %s: %s",
+            code.co_name,
+            where(code),
+            type(e).__name__,
+            e,
+        )
         return None

@@ -499,9 +499,14 @@ class InstructionTranslator(InstructionTranslatorBase):
         for block in reversed(blocks):
             # The graph leaves the global state as the outermost block found it.
             block.exit_at_break(self)  # type: ignore[attr-defined]
-        body = self.output.compile_subgraph(
-            self, read, stored, self.changed_cells(), continuation_cells=self.code.co_cellvars
-        )
+        # Rebuilding a lazy iterator (`enumerate(gen)`) runs it on: as part of this frame.
+        _RUNNING.append(self)
+        try:
+            body = self.output.compile_subgraph(
+                self, read, stored, self.changed_cells(), continuation_cells=self.code.co_cellvars
+            )
+        finally:
+            _RUNNING.pop()
         rerun = [
             i for index in range(first, last + 1) for i in create_rerun(self.instructions[index])
         ]

@@ -577,6 +577,7 @@ class LazyIteratorVariable(IteratorVariable):
         self.items = items
         self.cls = cls
         self.length_hint = length_hint
+        self.remaining: list[VariableTracker] | None = None  # run to its end at a break
 
     def method_length_hint(self, tx: InstructionTranslatorBase) -> VariableTracker:
         if self.length_hint is None:
@@ -588,6 +589,20 @@ class LazyIteratorVariable(IteratorVariable):
 
     def next_variable(self) -> VariableTracker | None:
         return next(self.items, None)
+
+    def is_new_object(self) -> bool:
+        return True
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        """Alive at a graph break (``enumerate(gen)`` between two ``next``), it is run to
+        its end in the graph and rebuilt over the items it had left, as a generator is
+        and as Dynamo rebuilds an enumerate."""
+        from minidynamo.symbolic_convert import current_tx
+        from minidynamo.variables.functions import rebuild_remaining, run_to_end
+
+        if self.remaining is None:
+            self.remaining = run_to_end(self, current_tx(), self.cls.__name__)
+        rebuild_remaining(codegen, self.remaining)
 
 
 def _call_map(

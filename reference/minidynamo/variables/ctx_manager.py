@@ -269,17 +269,8 @@ class TorchManagerClassVariable(ManagerClassVariable):
         args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
-        if not all(v.is_python_constant() for v in [*args, *kwargs.values()]):
-            unimplemented(f"{self.value.__name__} with arguments that are not constants")
         rule = TORCH_MANAGERS[self.value]
-        try:
-            params = rule.params(
-                *(a.as_python_constant() for a in args),
-                **{k: v.as_python_constant() for k, v in kwargs.items()},
-            )
-        except TypeError as e:
-            unimplemented(f"{self.value.__name__}() raises TypeError: {e}")
-        return (rule.variable or TorchManagerVariable)(self.value, rule, params)
+        return (rule.variable or TorchManagerVariable).create(self.value, rule, args, kwargs)
 
 
 class TorchManagerVariable(VariableTracker):
@@ -291,6 +282,26 @@ class TorchManagerVariable(VariableTracker):
         self.rule = rule
         self.params = params
         self.entered: list[tuple[torch.fx.Proxy, Callable[[], None]]] = []  # nested entries
+
+    @classmethod
+    def create(
+        cls,
+        manager: type,
+        rule: TorchManager,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> TorchManagerVariable:
+        """The manager ``manager(*args, **kwargs)``, whose arguments are constants."""
+        if not all(v.is_python_constant() for v in [*args, *kwargs.values()]):
+            unimplemented(f"{manager.__name__} with arguments that are not constants")
+        try:
+            params = rule.params(
+                *(a.as_python_constant() for a in args),
+                **{k: v.as_python_constant() for k, v in kwargs.items()},
+            )
+        except TypeError as e:
+            unimplemented(f"{manager.__name__}() raises TypeError: {e}")
+        return cls(manager, rule, params)
 
     def __repr__(self) -> str:
         return f"TorchManagerVariable({self.cls.__name__}{self.params})"
@@ -334,6 +345,35 @@ class TorchManagerVariable(VariableTracker):
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         return decorate(self, args, kwargs)
+
+
+class NullContextVariable(TorchManagerVariable):
+    """``contextlib.nullcontext(enter_result)``, Dynamo's NullContextVariable: entering
+    it gives `enter_result` (any value, a tensor too) and records nothing, and a graph
+    break inside its block enters a plain ``nullcontext()`` again in the continuation,
+    where a user class's block would run the frame eagerly."""
+
+    def __init__(
+        self, cls: type, rule: TorchManager, params: tuple, enter_result: VariableTracker
+    ) -> None:
+        super().__init__(cls, rule, params)
+        self.enter_result = enter_result
+
+    @classmethod
+    def create(
+        cls,
+        manager: type,
+        rule: TorchManager,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> TorchManagerVariable:
+        bound = {**dict(zip(("enter_result",), args, strict=False)), **kwargs}
+        if len(args) > 1 or set(bound) - {"enter_result"}:
+            unimplemented("contextlib.nullcontext() with arguments other than enter_result")
+        return cls(manager, rule, (), bound.get("enter_result", ConstantVariable(None)))
+
+    def enter(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        return self.enter_result
 
 
 class SDPAKernelVariable(TorchManagerVariable):
@@ -396,6 +436,7 @@ TORCH_MANAGERS: dict[Callable, TorchManager] = {
         torch.autograd.grad_mode._enter_inference_mode,
         torch.autograd.grad_mode._exit_inference_mode,
     ),
+    contextlib.nullcontext: TorchManager(_any_params, variable=NullContextVariable),
     # Dynamo leaves the profiler's managers out of the graph.
     torch.autograd.profiler.record_function: TorchManager(_any_params),
     torch.autograd.profiler.profile: TorchManager(_any_params),

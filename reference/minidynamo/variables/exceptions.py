@@ -31,6 +31,9 @@ class ExceptionVariable(VariableTracker):
         self.suppress_context = False  # set by `raise ... from ...`, as CPython does
         self.context: VariableTracker | None = None  # set where it is raised (set_context)
         self.attrs: dict[str, VariableTracker] = {}  # set by the class's own __init__
+        # The trace knows no traceback: an exception's is None, as the one given to a
+        # manager's __exit__ (contextlib's sets it back on the exception it re-raises).
+        self.traceback: VariableTracker = ConstantVariable(None)
 
     def __repr__(self) -> str:
         return f"ExceptionVariable({self.exc_type.__name__})"
@@ -50,13 +53,17 @@ class ExceptionVariable(VariableTracker):
         return BaseException.__new__(self.exc_type, *args)
 
     def store_attr(self, tx: InstructionTranslatorBase, name: str, value: VariableTracker) -> None:
-        """``self.code = code`` in the class's own __init__."""
+        """``self.code = code`` in the class's own __init__; ``exc.__traceback__ = tb``."""
+        if name == "__traceback__":
+            self.method_with_traceback(tx, value)
+            return
         if name.startswith("__") or name in ("args", "with_traceback", "add_note"):
             unimplemented(f"assignment of {name!r} to the exception {self!r}")
         self.attrs[name] = value
 
     def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
         from minidynamo.variables.lists import TupleVariable
+        from minidynamo.variables.misc import GetAttrVariable
 
         if name in self.attrs:
             return self.attrs[name]
@@ -68,9 +75,22 @@ class ExceptionVariable(VariableTracker):
             return ConstantVariable(self.suppress_context)
         if name == "__context__" and self.context is not None:
             return self.context
+        if name == "__traceback__":
+            return self.traceback
+        if name == "with_traceback":
+            return GetAttrVariable(self, name)
         if name == "value" and issubclass(self.exc_type, StopIteration):
             return self.args[0] if self.args else ConstantVariable(None)
         unimplemented(f"attribute {name!r} of the exception {self!r}")
+
+    def method_with_traceback(
+        self, tx: InstructionTranslatorBase, traceback: VariableTracker
+    ) -> VariableTracker:
+        """``exc.with_traceback(tb)``: the only traceback the trace has is None."""
+        if not traceback.is_python_constant() or traceback.as_python_constant() is not None:
+            unimplemented(f"traceback {traceback!r} for the exception {self!r}")
+        self.traceback = traceback
+        return self
 
 
 def set_context(exc: VariableTracker, handled: list[VariableTracker], callers_handle: bool) -> None:

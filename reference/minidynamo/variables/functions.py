@@ -34,7 +34,7 @@ from minidynamo.output_graph import is_inplace, target_name
 from minidynamo.side_effects import DELETED
 from minidynamo.source import AttrSource, GetItemSource, GlobalSource
 from minidynamo.variables.base import VariableTracker
-from minidynamo.variables.constant import ConstantVariable
+from minidynamo.variables.constant import ConstantVariable, is_constant_none
 from minidynamo.variables.dicts import ConstDictVariable, MappingProxyVariable
 from minidynamo.variables.lists import IteratorVariable, TupleVariable
 from minidynamo.variables.misc import CellVariable
@@ -167,42 +167,10 @@ class GeneratorVariable(IteratorVariable):
         """``iter((item, ...))``: the items it had left, computed by the graph."""
         if self.remaining is None:
             self.remaining = self.run_to_end()
-        codegen.load_builtin(iter)
-        codegen.instructions[-1:] = add_push_null(codegen.instructions[-1:])
-        for item in self.remaining:
-            codegen(item)
-        codegen.build(tuple, len(self.remaining))
-        codegen.call(1)
+        rebuild_remaining(codegen, self.remaining)
 
     def run_to_end(self) -> list[VariableTracker]:
-        """Its remaining items, traced now, before the instruction that breaks the graph.
-        That is only right if running them early changes nothing the instruction or the
-        code after it sees (Dynamo checks the objects, minidynamo tensors in place too)
-        and raises nothing: otherwise the frame runs in CPython."""
-        output = self.tx.output
-        before = set(output.graph.nodes)
-        output.side_effects.frozen = True
-        try:
-            items = self.unpack_var_sequence(self.tx)
-        except ObservedException as e:
-            unimplemented(
-                f"a generator run to its end at a graph break raises {e.exception!r}",
-                gb.GENERATOR_REBUILT_WITH_SIDE_EFFECTS,
-            )
-        finally:
-            output.side_effects.frozen = False
-        older = {_storage(node) for node in before} - {None}
-        for node in output.graph.nodes:
-            if node not in before and is_inplace(node) and _storage(node.args[0]) in older:
-                error = Unsupported(
-                    "a generator run to its end at a graph break changes a tensor in place "
-                    f"({target_name(node.target)})",
-                    gb.GENERATOR_REBUILT_WITH_SIDE_EFFECTS,
-                )
-                file, line, text = node.meta["source_location"]
-                error.user_stack.append((file, line, self.tx.code.co_name, text))
-                raise error
-        return items
+        return run_to_end(self, self.tx, self.tx.code.co_name)
 
     def next_variable(self) -> VariableTracker | None:
         return self.tx.resume()
@@ -226,10 +194,18 @@ class GeneratorVariable(IteratorVariable):
         return self.finished(self.tx.resume(sent=value))
 
     def method_throw(
-        self, tx: InstructionTranslatorBase, value: VariableTracker
+        self,
+        tx: InstructionTranslatorBase,
+        value: VariableTracker,
+        instance: VariableTracker | None = None,
+        traceback: VariableTracker | None = None,
     ) -> VariableTracker:
+        """``gen.throw(exc)``, or the older ``gen.throw(type, exc, tb)`` that contextlib
+        calls on CPython 3.10 and 3.11 (`instance` is the exception when it is not None)."""
         from minidynamo.opcodes.exceptions import as_exception
 
+        if instance is not None and not is_constant_none(instance):
+            value = instance
         return self.finished(self.tx.resume(thrown=ObservedException(as_exception(tx, value))))
 
     def method_close(self, tx: InstructionTranslatorBase) -> VariableTracker:
@@ -270,6 +246,50 @@ def globals_source(tx: InstructionTranslatorBase, f_globals: dict) -> Any:
         return lambda name: None
     alias = tx.output.install_import(module, module.__name__)
     return lambda name: AttrSource(GlobalSource(alias), name)
+
+
+def rebuild_remaining(codegen: PyCodegen, items: list[VariableTracker]) -> None:
+    """``iter((item, ...))``: an iterator run to its end, rebuilt over its items."""
+    codegen.load_builtin(iter)
+    codegen.instructions[-1:] = add_push_null(codegen.instructions[-1:])
+    for item in items:
+        codegen(item)
+    codegen.build(tuple, len(items))
+    codegen.call(1)
+
+
+def run_to_end(
+    iterator: IteratorVariable, tx: InstructionTranslatorBase, name: str
+) -> list[VariableTracker]:
+    """The remaining items of `iterator` (a generator, or a lazy map/zip/enumerate over
+    one), traced now, before the instruction that breaks the graph; `name` is the code
+    the error names. That is only right if running them early changes nothing the
+    instruction or the code after it sees (Dynamo checks the objects, minidynamo tensors
+    in place too) and raises nothing: otherwise the frame runs in CPython."""
+    output = tx.output
+    before = set(output.graph.nodes)
+    output.side_effects.frozen = True
+    try:
+        items = iterator.unpack_var_sequence(tx)
+    except ObservedException as e:
+        unimplemented(
+            f"a generator run to its end at a graph break raises {e.exception!r}",
+            gb.GENERATOR_REBUILT_WITH_SIDE_EFFECTS,
+        )
+    finally:
+        output.side_effects.frozen = False
+    older = {_storage(node) for node in before} - {None}
+    for node in output.graph.nodes:
+        if node not in before and is_inplace(node) and _storage(node.args[0]) in older:
+            error = Unsupported(
+                "a generator run to its end at a graph break changes a tensor in place "
+                f"({target_name(node.target)})",
+                gb.GENERATOR_REBUILT_WITH_SIDE_EFFECTS,
+            )
+            file, line, text = node.meta["source_location"]
+            error.user_stack.append((file, line, name, text))
+            raise error
+    return items
 
 
 class UserFunctionVariable(BaseUserFunctionVariable):
