@@ -479,7 +479,7 @@ def make_flagged_once():
 
 
 @case(
-    tags=["descriptors", "fullgraph"],
+    tags=["descriptors", "fullgraph", "dynamo-divergence"],
     calls=[Call(T(3)), Call(T(3)), Call(T(3))],
     factory=True,
     options=FULLGRAPH,
