@@ -6,7 +6,7 @@ operations themselves; `outcome="raises"` cases compare the exception of each ca
 
 import torch
 
-from conformance.spec import Break, Call, Expect, T, case, one_graph
+from conformance.spec import Break, Call, Expect, Make, T, case, one_graph
 
 
 class Stop(Exception):
@@ -415,3 +415,66 @@ def handled_error_then_input_returned(x):
     except ZeroDivisionError:
         pass
     return x
+
+
+class _Settings:
+    """A plain object whose optional attribute is set on some calls only."""
+
+    def __init__(self, scale=None):
+        if scale is not None:
+            self.scale = scale
+
+
+@case(tags=["exceptions", "fullgraph", "dynamo-divergence"],
+      calls=[Call(T(3), Make(_Settings)), Call(T(3), Make(_Settings)), Call(T(3), Make(_Settings, 3))],
+      options={"fullgraph": True}, expect=Expect(graphs=2, ops=[["add"], ["mul"]]))  # fmt: skip
+def missing_attribute_caught(x, settings):
+    """A missing attribute raises AttributeError inside the trace, and the program's
+    handler is traced into the graph; the attribute's absence is guarded, so a call
+    whose object has it recompiles."""
+    try:
+        return x * settings.scale
+    except AttributeError:
+        return x + 1
+
+
+@case(tags=["exceptions", "fullgraph"], calls=[Call(T(3))], options={"fullgraph": True},
+      expect=one_graph("mul"))  # fmt: skip
+def getattr_of_missing_attribute_caught(x):
+    """``getattr(obj, "name")`` without a default raises AttributeError the handler
+    catches."""
+    try:
+        factor = getattr(_Settings(), "scale")
+    except AttributeError:
+        factor = 2
+    return x * factor
+
+
+@case(tags=["exceptions", "fullgraph"], calls=[Call(T(3)), Call(T(3))],
+      options={"fullgraph": True}, expect=one_graph("add"))  # fmt: skip
+def missing_tensor_attribute_caught(x):
+    """A tensor has no attribute ``meta``: AttributeError, caught in the trace."""
+    try:
+        return x * x.meta
+    except AttributeError:
+        return x + 1
+
+
+@case(tags=["exceptions", "fullgraph"], calls=[Call(T(3))], options={"fullgraph": True},
+      expect=one_graph("add"))  # fmt: skip
+def missing_class_attribute_caught(x):
+    """A class attribute that is not there: AttributeError of the type object."""
+    try:
+        return x * _Settings.default_scale
+    except AttributeError as error:
+        return x + len(str(error))
+
+
+@case(tags=["exceptions", "graph-breaks"], calls=[Call(T(3), Make(_Settings))],
+      expect=Expect(frames=0, graphs=0, outcome="raises"))  # fmt: skip
+def missing_attribute_uncaught(x, settings):
+    """Uncaught, the AttributeError has no handler in the frame: the whole frame runs
+    eagerly (Dynamo's "Observed exception" at the top level) and raises it as eager
+    does."""
+    y = x.sin()
+    return y * settings.scale

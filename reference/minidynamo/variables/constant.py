@@ -143,8 +143,10 @@ class ConstantVariable(VariableTracker):
 
         try:
             attr = getattr(self.value, name)
-        except AttributeError:
-            unimplemented(f"{type(self.value).__name__} has no attribute {name!r}")
+        except AttributeError as error:
+            from minidynamo.variables.exceptions import raise_observed
+
+            raise_observed(AttributeError, str(error))
         if callable(attr) and not isinstance(attr, CONSTANT_TYPES):
             return GetAttrVariable(self, name)
         return ConstantVariable.create(attr)

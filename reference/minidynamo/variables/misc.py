@@ -140,7 +140,11 @@ class PythonModuleVariable(VariableTracker):
         if stored is not None:
             return stored
         if not hasattr(self.value, name):
-            unimplemented(f"module {self.value.__name__} has no attribute {name!r}")
+            from minidynamo.variables.exceptions import raise_observed
+
+            raise_observed(
+                AttributeError, f"module {self.value.__name__!r} has no attribute {name!r}"
+            )
         source = None if self.source is None else AttrSource(self.source, name)
         value = getattr(self.value, name)
         # Library namespaces (torch, the stdlib) are assumed fixed: no guard per attribute.

@@ -208,6 +208,13 @@ class TensorVariable(VariableTracker):
             return stored
         if stored is None and self.source is not None and name in self.instance_dict:
             return VariableBuilder(tx, AttrSource(self.source, name))(self.instance_dict[name])
+        cls = self.python_type()
+        if cls in (torch.Tensor, torch.nn.Parameter):  # no __getattr__ that may know more
+            from minidynamo.variables.exceptions import raise_observed
+
+            if self.source is not None:
+                tx.output.guards.add_hasattr(self.source, name, False)
+            raise_observed(AttributeError, f"{cls.__name__!r} object has no attribute {name!r}")
         unimplemented(f"tensor attribute {name!r}")
 
     def has_attr(self, tx: InstructionTranslatorBase, name: str) -> bool:

@@ -94,6 +94,23 @@ def user_slot(cls: type, name: str) -> types.FunctionType | None:
     return None
 
 
+# CPython's generic attribute lookup (PyObject_GenericGetAttr), as the builtin bases of
+# user classes expose it.
+_GENERIC_GETATTRIBUTE = tuple(
+    inspect.getattr_static(base, "__getattribute__")
+    for base in (object, dict, list, tuple, set, frozenset, int, float, str, BaseException)
+)
+
+
+def has_generic_getattr(cls: type) -> bool:
+    """Whether an attribute that `inspect.getattr_static` cannot find on an instance of
+    `cls` is missing: no ``__getattr__`` and CPython's own ``__getattribute__``."""
+    getattribute = inspect.getattr_static(cls, "__getattribute__", None)
+    return inspect.getattr_static(cls, "__getattr__", None) is None and any(
+        getattribute is generic for generic in _GENERIC_GETATTRIBUTE
+    )
+
+
 def _traced_slot(cls: type, name: str) -> types.FunctionType | None:
     """The class's Python method `name` that the trace can follow: user code's, or a
     traced library module's (`lazy_property.__get__` of torch.distributions, pytree's
@@ -221,6 +238,11 @@ class UserDefinedClassVariable(VariableTracker):
         try:
             attr = inspect.getattr_static(self.value, name)
         except AttributeError:
+            if type(self.value) is type and self.source is not None:
+                tx.output.guards.add_hasattr(self.source, name, False)
+                raise_observed(
+                    AttributeError, f"type object {self.value.__name__!r} has no attribute {name!r}"
+                )
             unimplemented(f"class {self.value.__qualname__} has no attribute {name!r}")
         polyfill = trace_rules.method_polyfill(self.value, name)
         if polyfill is not None and trace_rules.is_namedtuple(self.value):
@@ -476,12 +498,9 @@ class UserDefinedObjectVariable(VariableTracker):
             return inline_slot(tx, getattribute, [self, ConstantVariable(name)])
         return self.generic_getattr(tx, name)
 
-    def generic_getattr(
-        self, tx: InstructionTranslatorBase, name: str, *, observe_missing: bool = False
-    ) -> VariableTracker:
-        """``object.__getattribute__``, then the class's Python ``__getattr__``. A missing
-        attribute raises AttributeError in the traced program where `observe_missing`
-        (``super().__getattribute__``, `has_attr`), else breaks the graph."""
+    def generic_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
+        """``object.__getattribute__``, then the class's Python ``__getattr__``; a missing
+        attribute raises AttributeError in the traced program (`missing_attribute`)."""
         from minidynamo.builder import VariableBuilder
 
         stored = tx.output.side_effects.read_attr(self, name)
@@ -499,7 +518,7 @@ class UserDefinedObjectVariable(VariableTracker):
         try:
             attr = inspect.getattr_static(self.value, name)
         except AttributeError:
-            return self.missing_attribute(tx, name, observe_missing)
+            return self.missing_attribute(tx, name)
         if name in instance_dict and attr is instance_dict[name]:
             return VariableBuilder(tx, source)(attr)
         if self.source is not None and not self.is_new_object() and hasattr(self.value, "__dict__"):
@@ -513,7 +532,7 @@ class UserDefinedObjectVariable(VariableTracker):
             try:  # a __slots__ value, read in C (dataclasses.Field.name)
                 value = attr.__get__(self.value, type(self.value))
             except AttributeError:
-                return self.missing_attribute(tx, name, observe_missing)
+                return self.missing_attribute(tx, name)
             return VariableBuilder(tx, source)(value)
         return wrap_class_attribute(tx, self, attr, source)
 
@@ -521,14 +540,18 @@ class UserDefinedObjectVariable(VariableTracker):
         """The ``__getattr__`` whose answers `has_attr` already knows (none here)."""
         return None
 
-    def missing_attribute(
-        self, tx: InstructionTranslatorBase, name: str, observe_missing: bool
-    ) -> VariableTracker:
+    def missing_attribute(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
+        """An attribute the object's dict and class lack: the class's Python
+        ``__getattr__``, else AttributeError in the traced program (a ``try`` or
+        ``getattr(obj, name, default)`` catches it) when CPython's generic lookup is all
+        there is; a C ``__getattribute__`` or a library ``__getattr__`` may know more."""
         cls = type(self.value)
         getattr_fn = user_slot(cls, "__getattr__")
         if getattr_fn is not None and getattr_fn is not self.known_getattr():
             return inline_slot(tx, getattr_fn, [self, ConstantVariable(name)])
-        if observe_missing:
+        if has_generic_getattr(cls) and (self.source is not None or self.is_new_object()):
+            if self.source is not None and not self.is_new_object():
+                tx.output.guards.add_hasattr(self.source, name, False)
             raise_observed(AttributeError, f"{cls.__name__!r} object has no attribute {name!r}")
         unimplemented(f"{cls.__qualname__} has no attribute {name!r}")
 
