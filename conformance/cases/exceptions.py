@@ -426,7 +426,7 @@ class _Settings:
 
 
 @case(tags=["exceptions", "fullgraph", "dynamo-divergence"],
-      calls=[Call(T(3), Make(_Settings)), Call(T(3), Make(_Settings)), Call(T(3), Make(_Settings, 3))],
+      calls=[Call(T(3), Make(_Settings))] * 2 + [Call(T(3), Make(_Settings, 3))],
       options={"fullgraph": True}, expect=Expect(graphs=2, ops=[["add"], ["mul"]]))  # fmt: skip
 def missing_attribute_caught(x, settings):
     """A missing attribute raises AttributeError inside the trace, and the program's
@@ -444,7 +444,7 @@ def getattr_of_missing_attribute_caught(x):
     """``getattr(obj, "name")`` without a default raises AttributeError the handler
     catches."""
     try:
-        factor = getattr(_Settings(), "scale")
+        factor = getattr(_Settings(), "scale")  # noqa: B009 (the call is the case)
     except AttributeError:
         factor = 2
     return x * factor
