@@ -5,6 +5,7 @@ ConstDictVariable ...), guarded through GetItemSource, and rebuilt after the gra
 """
 
 import collections
+import enum
 
 import torch
 
@@ -257,3 +258,20 @@ def dict_argument_equality(x, d):
     if d == {"a": 1, "b": d["b"]}:
         return x + 1
     return x - 1
+
+
+class _Mode(enum.Enum):
+    SMALL = "small"
+    LARGE = "large"
+
+
+@case(
+    tags=["containers", "guards", "dynamo-divergence"],
+    calls=[Call(T(3), _Mode.SMALL), Call(T(3), _Mode.LARGE), Call(T(3), _Mode.SMALL)],
+    expect=Expect(graphs=2, ops=[["mul"], ["mul"]]),
+)
+def dict_indexed_by_enum_argument(x, mode):
+    """An enum member as the key of a lookup: the argument is guarded by identity
+    (``___check_obj_id(L['mode'], ...)``), so the other member recompiles and picks its
+    own value."""
+    return x * {_Mode.SMALL: 2, _Mode.LARGE: 3}[mode]
