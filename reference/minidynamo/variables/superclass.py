@@ -87,7 +87,7 @@ class ObjectSlotVariable(VariableTracker):
         if self.name == "__init__" and not args:
             return ConstantVariable(None)
         if self.name == "__getattribute__" and len(args) == 1:
-            return self.obj.generic_getattr(tx, args[0].as_python_constant())
+            return self.obj.generic_getattr(tx, args[0].as_python_constant(), object_lookup=True)
         if self.name == "__setattr__" and len(args) == 2:
             self.obj.generic_store_attr(tx, args[0].as_python_constant(), args[1])
             return ConstantVariable(None)

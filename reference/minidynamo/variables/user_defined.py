@@ -498,9 +498,13 @@ class UserDefinedObjectVariable(VariableTracker):
             return inline_slot(tx, getattribute, [self, ConstantVariable(name)])
         return self.generic_getattr(tx, name)
 
-    def generic_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
+    def generic_getattr(
+        self, tx: InstructionTranslatorBase, name: str, *, object_lookup: bool = False
+    ) -> VariableTracker:
         """``object.__getattribute__``, then the class's Python ``__getattr__``; a missing
-        attribute raises AttributeError in the traced program (`missing_attribute`)."""
+        attribute raises AttributeError in the traced program (`missing_attribute`).
+        `object_lookup`: the program calls ``object.__getattribute__`` itself
+        (``super().__getattribute__(name)``), whatever the class overrides."""
         from minidynamo.builder import VariableBuilder
 
         stored = tx.output.side_effects.read_attr(self, name)
@@ -518,7 +522,7 @@ class UserDefinedObjectVariable(VariableTracker):
         try:
             attr = inspect.getattr_static(self.value, name)
         except AttributeError:
-            return self.missing_attribute(tx, name)
+            return self.missing_attribute(tx, name, object_lookup)
         if name in instance_dict and attr is instance_dict[name]:
             return VariableBuilder(tx, source)(attr)
         if self.source is not None and not self.is_new_object() and hasattr(self.value, "__dict__"):
@@ -532,7 +536,7 @@ class UserDefinedObjectVariable(VariableTracker):
             try:  # a __slots__ value, read in C (dataclasses.Field.name)
                 value = attr.__get__(self.value, type(self.value))
             except AttributeError:
-                return self.missing_attribute(tx, name)
+                return self.missing_attribute(tx, name, object_lookup)
             return VariableBuilder(tx, source)(value)
         return wrap_class_attribute(tx, self, attr, source)
 
@@ -540,7 +544,9 @@ class UserDefinedObjectVariable(VariableTracker):
         """The ``__getattr__`` whose answers `has_attr` already knows (none here)."""
         return None
 
-    def missing_attribute(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
+    def missing_attribute(
+        self, tx: InstructionTranslatorBase, name: str, object_lookup: bool
+    ) -> VariableTracker:
         """An attribute the object's dict and class lack: the class's Python
         ``__getattr__``, else AttributeError in the traced program (a ``try`` or
         ``getattr(obj, name, default)`` catches it) when CPython's generic lookup is all
@@ -549,7 +555,8 @@ class UserDefinedObjectVariable(VariableTracker):
         getattr_fn = user_slot(cls, "__getattr__")
         if getattr_fn is not None and getattr_fn is not self.known_getattr():
             return inline_slot(tx, getattr_fn, [self, ConstantVariable(name)])
-        if has_generic_getattr(cls) and (self.source is not None or self.is_new_object()):
+        generic = object_lookup or has_generic_getattr(cls)
+        if generic and (self.source is not None or self.is_new_object()):
             if self.source is not None and not self.is_new_object():
                 tx.output.guards.add_hasattr(self.source, name, False)
             raise_observed(AttributeError, f"{cls.__name__!r} object has no attribute {name!r}")

@@ -89,13 +89,15 @@ class UserDefinedDictVariable(UserDefinedObjectVariable):
             return None
         return DictItemsMethodVariable(self, name)
 
-    def generic_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
+    def generic_getattr(
+        self, tx: InstructionTranslatorBase, name: str, *, object_lookup: bool = False
+    ) -> VariableTracker:
         stored = tx.output.side_effects.load_attr(self, name)
         if stored is None and name != "__init__" and self.dict_method(name) is not None:
             attr = inspect.getattr_static(dict_base(type(self.value)), name, None)
             if isinstance(attr, (types.MethodDescriptorType, types.WrapperDescriptorType)):
                 return DictItemsMethodVariable(self, name)
-        return super().generic_getattr(tx, name)
+        return super().generic_getattr(tx, name, object_lookup=object_lookup)
 
     def method_iter(self, tx: InstructionTranslatorBase) -> VariableTracker:
         if self.dict_method("__iter__") is not None:
