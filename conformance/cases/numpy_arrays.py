@@ -364,3 +364,25 @@ def numpy_scalar_arithmetic_is_a_scalar(x, s):
 def numpy_finfo_is_a_constant(a):
     """`np.finfo(np.float64).eps` is a machine limit, known at trace time."""
     return np.clip(a, np.finfo(np.float64).eps, None)
+
+
+@case(
+    tags=["numpy"],
+    calls=[Call(Make(array, 3, 4))],
+    expect=Expect(frames=1, graphs=1),
+)
+def softmax_and_norm_of_rows(a):
+    """`np.exp`, reductions with `keepdims` broadcast against the array, and
+    `np.linalg.norm` along an axis: one graph of torch._numpy calls."""
+    e = np.exp(a - a.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True), np.linalg.norm(a, axis=1)
+
+
+@case(
+    tags=["numpy"],
+    calls=[Call(Make(array, 3, 4), Make(array, 4))],
+    expect=Expect(frames=1, graphs=1),
+)
+def where_between_broadcast_arrays(a, b):
+    """`np.where` of two arrays of different ranks, broadcast, with a mask of both."""
+    return np.where(a > b, a, b) + np.concatenate([b, b])[:4]

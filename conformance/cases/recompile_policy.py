@@ -740,3 +740,67 @@ def float_argument_only_returned(x, a):
     guards it on its type (LazyConstantVariable over frame locals), computing ``a * 2``
     after the graph, so a new value reuses the compiled code."""
     return x + 1, a * 2
+
+
+RATE = 0.5
+
+
+def _set_rate(value: float):
+    def before() -> None:
+        global RATE
+        RATE = value
+
+    return before
+
+
+@case(
+    tags=["recompiles", "globals", "dynamic-shapes"],
+    calls=[Call(T(4), before=_set_rate(v)) for v in (0.5, 1.5, 2.5, 3.5)],
+    expect=Expect(frames=2, graphs=2),
+)
+def global_float_turns_dynamic(x):
+    """Unlike an int (global_int_stays_static), a float read from a global turns dynamic
+    once it changed, as an argument's does: two compiles for four values."""
+    return x * RATE
+
+
+@case(
+    tags=["recompiles", "dynamic-shapes"],
+    calls=[Call(T(4), flag) for flag in (True, False, True, False)],
+    expect=Expect(frames=2, graphs=2),
+    options={"dynamic": True},
+)
+def bool_specialized_under_dynamic_true(x, flag):
+    """`dynamic=True` makes ints symbols, never bools: one entry per value, then hits."""
+    return x + 1 if flag else x - 1
+
+
+# Appended after the cases above, whose source lines their goldens name.
+import enum  # noqa: E402
+
+
+class _Mode(enum.Enum):
+    ADD = 1
+    MUL = 2
+
+
+@case(
+    tags=["recompiles", "guards"],
+    calls=[Call(T(4), mode) for mode in (_Mode.ADD, _Mode.MUL, _Mode.ADD, _Mode.MUL)],
+    expect=Expect(frames=2, graphs=2),
+)
+def enum_member_flip_flop(x, mode):
+    """An enum member is guarded by identity: two members, two entries, then hits."""
+    return x + mode.value if mode is _Mode.ADD else x * mode.value
+
+
+@case(
+    tags=["recompiles", "dynamic-shapes"],
+    calls=[Call(T(n)) for n in (1, 2, 0, 3, 1)],
+    expect=Expect(frames=3, graphs=3),
+    options={"dynamic": True},
+)
+def dynamic_true_still_specializes_zero_one(x):
+    """`dynamic=True`: sizes 1 and 0 get graphs of their own; 2 and 3 share the symbolic
+    one, and the second size 1 hits its entry."""
+    return x * 2

@@ -168,7 +168,7 @@ class VariableBuilder:
             lazy = self.wrap_lazy(value)
             if lazy is not None:
                 return lazy
-        if type(value) is int and guarded and _may_be_symbolic(self.source, self.tx):
+        if type(value) is int and guarded and may_be_symbolic(self.source, self.tx):
             return self.wrap_int(value)
         if type(value) is float and guarded:
             return self.wrap_float(value)
@@ -184,7 +184,7 @@ class VariableBuilder:
         a cell that changed between compiles, a float that did)."""
         guards, source = self.guards, self.source
         assert guards is not None and source is not None
-        if type(value) is int and _may_be_symbolic(source, self.tx):
+        if type(value) is int and may_be_symbolic(source, self.tx):
             shapes = self.tx.output.shapes
             if shapes.is_symbolic_int(value, source):
                 return None
@@ -602,7 +602,7 @@ def _is_lazy_source(source: Source | None) -> bool:
     return isinstance(source, GlobalSource) or (isinstance(source, LocalSource) and source.is_cell)
 
 
-def _may_be_symbolic(source: Source, tx: InstructionTranslatorBase) -> bool:
+def may_be_symbolic(source: Source, tx: InstructionTranslatorBase) -> bool:
     """Whether an int read from `source` may become a symbol: an argument or closure
     variable of the frame, or an item or attribute of one (``L['o'].n``). Globals and
     what is reached from them, function defaults and the attributes of nn.Modules stay

@@ -24,9 +24,12 @@ from torch.fx.experimental.symbolic_shapes import (
     GuardOnDataDependentSymNode,
     ShapeEnv,
     StatelessSymbolicContext,
+    StrictMinMaxConstraint,
     guard_scalar,
 )
+from torch.utils._sympy.numbers import int_oo
 from torch.utils._sympy.printers import PythonPrinter
+from torch.utils._sympy.value_ranges import ValueRanges
 
 from minidynamo import config
 from minidynamo import graph_break_registry as gb
@@ -41,6 +44,8 @@ if TYPE_CHECKING:
 DYNAMIC_DIMS = "_minidynamo_dynamic_dims"
 WEAK_DYNAMIC_DIMS = "_minidynamo_weak_dynamic_dims"
 STATIC_DIMS = "_minidynamo_static_dims"
+# The bounds `mark_dynamic(..., min=, max=)` gave: {dim: (min, max)}, either one None.
+DYNAMIC_RANGES = "_minidynamo_dynamic_ranges"
 # Whether `mark_dynamic` ever marked a tensor: until it has, the check functions skip
 # reading each tensor's DYNAMIC_DIMS (an attribute read per tensor per call).
 dynamic_marks_made = False
@@ -66,6 +71,18 @@ def marked_dims(t: object, attribute: str) -> set[int] | None:
     return set(theirs) if ours is None else ours | set(theirs)
 
 
+def marked_range(t: torch.Tensor, dim: int) -> tuple[int | None, int | None] | None:
+    """The (min, max) bounds that minidynamo's or torch._dynamo's `mark_dynamic` gave dim
+    `dim` of `t`; None where it was marked without bounds (or not at all)."""
+    bounds = getattr(t, DYNAMIC_RANGES, {}).get(dim)
+    if bounds is not None:
+        return bounds
+    for dim_range in getattr(t, "_dynamo_dynamic_range", ()):
+        if dim_range.dim == dim and (dim_range.min is not None or dim_range.max is not None):
+            return dim_range.min, dim_range.max
+    return None
+
+
 # Marking dims before the first call (seed: "mark_dynamic ... maybe_mark_dynamic、mark_static").
 
 
@@ -77,12 +94,27 @@ def _mark(t: torch.Tensor, attribute: str, index: int | Sequence[int]) -> None:
     getattr(t, attribute).update([index] if isinstance(index, int) else index)
 
 
-def mark_dynamic(t: torch.Tensor, index: int | Sequence[int]) -> None:
+def mark_dynamic(
+    t: torch.Tensor,
+    index: int | Sequence[int],
+    *,
+    min: int | None = None,  # noqa: A002 (torch._dynamo.mark_dynamic's keyword names)
+    max: int | None = None,  # noqa: A002
+) -> None:
     """Trace dim(s) `index` of `t` as symbols from the first compile, without duck shaping.
     A trace that specializes one to a constant raises ConstraintViolationError. A dim of
-    size 0 or 1 is still specialized, silently (as torch 2.14 does)."""
+    size 0 or 1 is still specialized, silently (as torch 2.14 does). `min` and `max`
+    bound the size (inclusive): the guard checks them (``2 <= L['x'].size()[0] <= 10``),
+    and a compile for a size outside them raises ConstraintViolationError."""
     global dynamic_marks_made
     _mark(t, DYNAMIC_DIMS, index)
+    ranges = getattr(t, DYNAMIC_RANGES, {})
+    for dim in [index] if isinstance(index, int) else index:
+        # The last mark of a dim wins, an unbounded one included.
+        ranges.pop(dim, None)
+        if min is not None or max is not None:
+            ranges[dim] = (min, max)
+    setattr(t, DYNAMIC_RANGES, ranges)
     dynamic_marks_made = True
 
 
@@ -195,6 +227,24 @@ class SymbolInput:
     value: torch.SymInt
     hint: int
     source: TensorPropertySource
+
+
+def _size_constraints(
+    value: torch.Tensor, sizes: list[DimDynamic]
+) -> list[StrictMinMaxConstraint | None]:
+    """Per dim, the bounds a `mark_dynamic(..., min=, max=)` gave it (as Dynamo's builder:
+    a StrictMinMaxConstraint, which makes the ShapeEnv raise ConstraintViolationError
+    for a size outside them); None for every other dim."""
+    constraints: list[StrictMinMaxConstraint | None] = []
+    for dim, dynamism in enumerate(sizes):
+        bounds = marked_range(value, dim) if dynamism is DimDynamic.DYNAMIC else None
+        if bounds is None:
+            constraints.append(None)
+            continue
+        lower, upper = bounds
+        vr = ValueRanges(0 if lower is None else lower, int_oo if upper is None else upper)
+        constraints.append(StrictMinMaxConstraint(vr=vr, warn_only=False))
+    return constraints
 
 
 def _static_context(base: torch.Tensor | None) -> StatelessSymbolicContext | None:
@@ -320,6 +370,8 @@ class ShapePolicy:
         # Every symbolic size, stride and storage offset of the input tensors, as wrapped.
         self._properties: list[tuple[TensorPropertySource, sympy.Expr]] = []
         self._tensor_symbols: list[sympy.Symbol] = []
+        # Each tensor symbol's (lower, upper) bounds when created; upper None: unbounded.
+        self._created_ranges: dict[sympy.Symbol, tuple[int, int | None]] = {}
         self._marked_dynamic: list[tuple[Source, sympy.Expr]] = []
         self._new_inputs: list[SymbolInput] = []
 
@@ -342,15 +394,23 @@ class ShapePolicy:
             context = StatelessSymbolicContext(
                 dynamic_sizes=sizes,
                 dynamic_strides=strides,
+                constraint_sizes=_size_constraints(value, sizes),
                 view_base_context=_static_context(value._base),
             )
             fake = self.fake_mode.from_tensor(value, source=source, symbolic_context=context)
         self._record_properties(fake, source)
         marked = marked_dims(value, DYNAMIC_DIMS) or set()
         for dim, size in enumerate(fake.size()):
+            prop = TensorPropertySource(source, "size", dim)
             if dim in marked and isinstance(size, torch.SymInt):
-                prop = TensorPropertySource(source, "size", dim)
                 self._marked_dynamic.append((prop, size.node.expr))
+            elif dim in marked and marked_range(value, dim) is not None:
+                # A size 0 or 1 is specialized. Without bounds, silently; with them (a
+                # strict constraint in Dynamo), it violates the mark, as in torch 2.14.
+                raise ConstraintViolationError(
+                    f"Constraints violated ({prop.name})! It was marked dynamic with "
+                    f"bounds, but the trace specialized it to {size} (0/1 specialization)."
+                )
         return fake
 
     def _dim_dynamism(self, value: torch.Tensor, source: Source) -> list[DimDynamic]:
@@ -399,6 +459,9 @@ class ShapePolicy:
             if isinstance(expr, sympy.Symbol) and expr not in self.symbol_sources:
                 self.symbol_sources[expr] = prop
                 self._tensor_symbols.append(expr)
+                bounds = self.shape_env.var_to_range[expr]
+                upper = None if bounds.upper == int_oo else int(bounds.upper)
+                self._created_ranges[expr] = (int(bounds.lower), upper)
                 self._new_inputs.append(SymbolInput(str(expr), value, value.node.hint, prop))
                 self._log_created(expr, value.node.hint, prop)
 
@@ -488,9 +551,16 @@ class ShapePolicy:
             for prop, expr in self._properties
             if self.symbol_sources.get(expr) != prop
         ]
-        texts += [f"2 <= {self.symbol_sources[symbol].name}" for symbol in self._tensor_symbols]
+        texts += [self._range_guard(symbol) for symbol in self._tensor_symbols]
         texts += [self.format_expr(guard.expr) for guard in self.shape_env.guards]
         return list(dict.fromkeys(texts))
+
+    def _range_guard(self, symbol: sympy.Symbol) -> str:
+        """``2 <= L['a'].size()[0]``, the bounds of `symbol` when it was created: 2 (0/1
+        specialization) or a `mark_dynamic` min above it, and a `mark_dynamic` max."""
+        lower, upper = self._created_ranges[symbol]
+        text = f"{lower} <= {self.symbol_sources[symbol].name}"
+        return text if upper is None else f"{text} <= {upper}"
 
     def format_expr(self, expr: sympy.Expr) -> str:
         """`expr` as Python text with sources for symbols: ``2*L['a'].size()[0] >= 16``."""

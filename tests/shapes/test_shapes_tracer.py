@@ -299,3 +299,64 @@ def test_slice_bounds_min_max_float_and_indices_stay_symbolic() -> None:
     ):
         assert f"    {line}\n" in text
     assert "== 8" not in text and "Eq(" not in text
+
+
+def _marked(n: int, *, min: int | None, max: int | None) -> torch.Tensor:  # noqa: A002
+    a = torch.randn(n, 3)
+    minidynamo.mark_dynamic(a, 0, min=min, max=max)
+    return a
+
+
+def test_mark_dynamic_bounds_are_guarded_and_enforced() -> None:
+    """As Dynamo 2.14: the bounds of `mark_dynamic(min=, max=)` are the symbol's guard;
+    a size past them fails it, and its compile raises ConstraintViolationError; sizes
+    within them still reuse the graph."""
+    fn = minidynamo.compile(double)
+    with logs.capture("guards") as guards:
+        for n in (3, 5):
+            a = _marked(n, min=2, max=10)
+            assert torch.equal(fn(a), a * 2)
+        with pytest.raises(ConstraintViolationError, match=r"12 not in range \[2, 10\]"):
+            fn(_marked(12, min=2, max=10))
+        a = _marked(9, min=2, max=10)
+        assert torch.equal(fn(a), a * 2)
+    assert compiles() == 1
+    assert guards[0].endswith("\n2 <= L['a'].size()[0] <= 10")
+
+
+@pytest.mark.parametrize(
+    ("bounds", "guard"),
+    [((4, None), "4 <= L['a'].size()[0]"), ((None, 6), "2 <= L['a'].size()[0] <= 6")],
+)
+def test_mark_dynamic_with_one_bound(bounds: tuple, guard: str) -> None:
+    """One bound only (Dynamo 2.14 fails on these with an internal assertion): the other
+    side is the default, 2 (0/1 specialization) or unbounded."""
+    lower, upper = bounds
+    with logs.capture("guards") as guards:
+        minidynamo.compile(double)(_marked(5, min=lower, max=upper))
+    assert guards[0].endswith("\n" + guard)
+
+
+def test_mark_dynamic_with_bounds_rejects_size_one() -> None:
+    """A bounded mark is strict: 0/1 specialization of the dim violates it (an unbounded
+    mark is specialized silently), as in Dynamo 2.14."""
+    with pytest.raises(ConstraintViolationError, match=r"L\['a'\]\.size\(\)\[0\]"):
+        minidynamo.compile(double)(_marked(1, min=1, max=10))
+    a = torch.randn(1, 3)
+    minidynamo.mark_dynamic(a, 0)
+    assert torch.equal(minidynamo.compile(double)(a), a * 2)
+
+
+def test_torch_dynamo_mark_dynamic_bounds_are_honoured() -> None:
+    import torch._dynamo
+
+    fn = minidynamo.compile(double)
+    a = torch.randn(3, 3)
+    torch._dynamo.mark_dynamic(a, 0, min=2, max=4)
+    with logs.capture("guards") as guards:
+        fn(a)
+    assert guards[0].endswith("\n2 <= L['a'].size()[0] <= 4")
+    b = torch.randn(5, 3)
+    torch._dynamo.mark_dynamic(b, 0, min=2, max=4)
+    with pytest.raises(ConstraintViolationError, match=r"5 not in range \[2, 4\]"):
+        fn(b)

@@ -149,6 +149,8 @@ class ConstantVariable(VariableTracker):
             raise_observed(AttributeError, str(error))
         if callable(attr) and not isinstance(attr, CONSTANT_TYPES):
             return GetAttrVariable(self, name)
+        if name in ("value", "_value_") and isinstance(self.value, enum.Enum) and self.source:
+            return _member_value(tx, self.source, attr)
         return ConstantVariable.create(attr)
 
     def call_method(
@@ -287,3 +289,17 @@ def string_template(part: VariableTracker) -> tuple[str, list[VariableTracker]]:
         return part.template, part.values
     text = part.as_python_constant()
     return text.replace("{", "{{").replace("}", "}}"), []
+
+
+def _member_value(tx: InstructionTranslatorBase, source: Source, value: object) -> VariableTracker:
+    """An enum member's value as Dynamo reads it: the ``value`` property returns
+    ``self._value_``, an attribute of the member's source. An int one of an argument is
+    guarded (``L['mode']._value_ == 1``) and turns dynamic once it changed, as any int
+    attribute of an argument; other values are constants of the member's identity guard."""
+    from minidynamo.builder import VariableBuilder, may_be_symbolic
+    from minidynamo.source import AttrSource
+
+    attr_source = AttrSource(source, "_value_")
+    if type(value) is not int or not may_be_symbolic(attr_source, tx):
+        return ConstantVariable.create(value)
+    return VariableBuilder(tx, attr_source)(value)
