@@ -380,7 +380,9 @@ def is_grad_enabled_branch(x):
 
 
 @case(
-    tags=["torch-api", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+    tags=["torch-api", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
     expect=one_graph("torch.sin", "add"),
 )
 def torch_function_name_attribute(x):
@@ -394,7 +396,9 @@ def torch_function_name_attribute(x):
 
 
 @case(
-    tags=["torch-api", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+    tags=["torch-api", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
     expect=one_graph("mul", "add"),
 )
 def compile_of_lambda_called_inside(x):
@@ -405,7 +409,9 @@ def compile_of_lambda_called_inside(x):
 
 
 @case(
-    tags=["torch-api", "fullgraph"], calls=[Call(T(3)), Call(T(4))], options=FULLGRAPH,
+    tags=["torch-api", "fullgraph"],
+    calls=[Call(T(3)), Call(T(4))],
+    options=FULLGRAPH,
     expect=Expect(frames=2, graphs=2),
 )
 def check_with_and_check_is_size(x):
@@ -431,7 +437,9 @@ def cuda_matmul_tf32_flag(x):
 
 
 @case(
-    tags=["torch-api", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+    tags=["torch-api", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
     expect=one_graph(".to", "mul"),
 )
 def mps_is_available_folds(x):
@@ -442,7 +450,9 @@ def mps_is_available_folds(x):
 
 
 @case(
-    tags=["torch-api", "fullgraph"], calls=[Call(T(2, 5))], options=FULLGRAPH,
+    tags=["torch-api", "fullgraph"],
+    calls=[Call(T(2, 5))],
+    options=FULLGRAPH,
     expect=Expect(frames=1, graphs=1),
 )
 def categorical_entropy_and_probs(x):
@@ -453,7 +463,9 @@ def categorical_entropy_and_probs(x):
 
 
 @case(
-    tags=["torch-api", "fullgraph"], calls=[Call(T(4))], options=FULLGRAPH,
+    tags=["torch-api", "fullgraph"],
+    calls=[Call(T(4))],
+    options=FULLGRAPH,
     expect=Expect(frames=1, graphs=1),
 )
 def bernoulli_log_prob_and_mean(x):
@@ -472,7 +484,9 @@ def _scaled_sin_fake(x, scale):
 
 
 @case(
-    tags=["torch-api", "fullgraph"], calls=[Call(T(4))], options=FULLGRAPH,
+    tags=["torch-api", "fullgraph"],
+    calls=[Call(T(4))],
+    options=FULLGRAPH,
     expect=Expect(frames=1, graphs=1),
 )
 def custom_op_called_in_graph(x):
@@ -490,7 +504,8 @@ NO_FAKE_LINE = "doubled = torch.ops.conformance_nofake.double(y)"
 
 
 @case(
-    tags=["torch-api", "graph-breaks"], calls=[Call(T(3))],
+    tags=["torch-api", "graph-breaks"],
+    calls=[Call(T(3))],
     expect=Expect(frames=3, graphs=3, breaks=[Break("GB0090", NO_FAKE_LINE)]),
 )
 def custom_op_without_fake_kernel_breaks(x):
@@ -503,7 +518,9 @@ def custom_op_without_fake_kernel_breaks(x):
 
 
 @case(
-    tags=["torch-api", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+    tags=["torch-api", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
     expect=Expect(frames=1, graphs=1),
 )
 def multivariate_normal_log_prob(x):
@@ -514,7 +531,9 @@ def multivariate_normal_log_prob(x):
 
 
 @case(
-    tags=["torch-api", "fullgraph"], calls=[Call(T(4, 3), T(3))], options=FULLGRAPH,
+    tags=["torch-api", "fullgraph"],
+    calls=[Call(T(4, 3), T(3))],
+    options=FULLGRAPH,
     expect=Expect(frames=1, graphs=1),
 )
 def vmap_in_dims_out_dims(x, y):
@@ -524,7 +543,9 @@ def vmap_in_dims_out_dims(x, y):
 
 
 @case(
-    tags=["torch-api", "fullgraph"], calls=[Call(T(2, 3, 4), T(2, 3, 4))], options=FULLGRAPH,
+    tags=["torch-api", "fullgraph"],
+    calls=[Call(T(2, 3, 4), T(2, 3, 4))],
+    options=FULLGRAPH,
     expect=Expect(frames=1, graphs=1),
 )
 def vmap_nested(x, y):
@@ -533,8 +554,11 @@ def vmap_nested(x, y):
 
 
 @case(
-    tags=["torch-api", "fullgraph"], calls=[Call(T(5, 3))], options=FULLGRAPH,
-    expect=Expect(frames=1, graphs=1), factory=True,
+    tags=["torch-api", "fullgraph"],
+    calls=[Call(T(5, 3))],
+    options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1),
+    factory=True,
 )
 def vmap_over_module_call():
     """A module called in the vmapped function: its parameters are graph inputs, used
@@ -548,7 +572,9 @@ def vmap_over_module_call():
 
 
 @case(
-    tags=["torch-api", "fullgraph"], calls=[Call(T(5, 3), T(5))], options=FULLGRAPH,
+    tags=["torch-api", "fullgraph"],
+    calls=[Call(T(5, 3), T(5))],
+    options=FULLGRAPH,
     expect=Expect(frames=1, graphs=1),
 )
 def func_grad_of_closure_loss(x, y):
@@ -563,7 +589,9 @@ def func_grad_of_closure_loss(x, y):
 
 
 @case(
-    tags=["torch-api", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+    tags=["torch-api", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
     expect=Expect(frames=1, graphs=1),
 )
 def func_grad_and_value(x):
@@ -572,7 +600,9 @@ def func_grad_and_value(x):
 
 
 @case(
-    tags=["torch-api", "fullgraph"], calls=[Call(T(2, 3), T(2, 3))], options=FULLGRAPH,
+    tags=["torch-api", "fullgraph"],
+    calls=[Call(T(2, 3), T(2, 3))],
+    options=FULLGRAPH,
     expect=Expect(frames=1, graphs=1),
 )
 def independent_normal_log_prob(loc, x):
@@ -583,7 +613,9 @@ def independent_normal_log_prob(loc, x):
 
 
 @case(
-    tags=["torch-api", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+    tags=["torch-api", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
     expect=Expect(frames=1, graphs=1),
 )
 def func_jacrev_of_sin(x):
@@ -724,3 +756,23 @@ def autocast_and_accelerator_queries_fold(x):
     off = not (torch.is_autocast_cpu_enabled() or torch._C._is_any_autocast_enabled())
     devices = torch.accelerator.is_available() + torch.mps.is_available()
     return x + off + devices + torch.is_autocast_cache_enabled()
+
+
+@case(
+    tags=["torch-api", "fullgraph"],
+    calls=[Call(T(8))],
+    options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1),
+    factory=True,
+)
+def vector_to_parameters_then_forward():
+    """`nn.utils.vector_to_parameters` assigns each parameter's `.data` a view of the
+    vector: `aten.shallow_copy_data_` under no_grad, then the forward reads the new
+    values."""
+    linear = torch.nn.Linear(3, 2)
+
+    def load(vector):
+        torch.nn.utils.vector_to_parameters(vector, linear.parameters())
+        return linear(torch.ones(1, 3))
+
+    return load

@@ -220,6 +220,15 @@ _TYPES = [
         "GB0067",
     ),
     GraphBreakType(
+        "GB0031",
+        "tensor .data assignment",
+        "`t.data = value` is traced on a tensor the frame was given, with a value of its "
+        "dtype, device, size and strides; on another tensor, or with another value, it "
+        "runs in CPython.",
+        "Assign .data outside the compiled function, or copy in place (t.copy_(value)).",
+        "GB0056",
+    ),
+    GraphBreakType(
         "GB0030",
         "operator without fake kernel",
         "An operator (a custom op of torch.library) has no fake (meta) implementation, so "
@@ -287,6 +296,7 @@ REQUIRES_GRAD_LEAKED = "GB0024"
 MODULE_BACKWARD_HOOKS = "GB0025"
 HIGHER_ORDER_SIDE_EFFECT = "GB0042"
 NO_FAKE_KERNEL = "GB0030"
+DATA_ASSIGNMENT = "GB0031"
 GENERATOR_REBUILT_WITH_SIDE_EFFECTS = "GB0043"
 TORCH_DISABLED_FUNCTION = "GB0048"
 TORCH_DISABLED_FRAME = "GB0049"
