@@ -380,9 +380,7 @@ def is_grad_enabled_branch(x):
 
 
 @case(
-    tags=["torch-api", "fullgraph"],
-    calls=[Call(T(3))],
-    options=FULLGRAPH,
+    tags=["torch-api", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
     expect=one_graph("torch.sin", "add"),
 )
 def torch_function_name_attribute(x):
@@ -396,9 +394,7 @@ def torch_function_name_attribute(x):
 
 
 @case(
-    tags=["torch-api", "fullgraph"],
-    calls=[Call(T(3))],
-    options=FULLGRAPH,
+    tags=["torch-api", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
     expect=one_graph("mul", "add"),
 )
 def compile_of_lambda_called_inside(x):
@@ -409,9 +405,7 @@ def compile_of_lambda_called_inside(x):
 
 
 @case(
-    tags=["torch-api", "fullgraph"],
-    calls=[Call(T(3)), Call(T(4))],
-    options=FULLGRAPH,
+    tags=["torch-api", "fullgraph"], calls=[Call(T(3)), Call(T(4))], options=FULLGRAPH,
     expect=Expect(frames=2, graphs=2),
 )
 def check_with_and_check_is_size(x):
@@ -437,9 +431,7 @@ def cuda_matmul_tf32_flag(x):
 
 
 @case(
-    tags=["torch-api", "fullgraph"],
-    calls=[Call(T(3))],
-    options=FULLGRAPH,
+    tags=["torch-api", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
     expect=one_graph(".to", "mul"),
 )
 def mps_is_available_folds(x):
@@ -450,9 +442,7 @@ def mps_is_available_folds(x):
 
 
 @case(
-    tags=["torch-api", "fullgraph"],
-    calls=[Call(T(2, 5))],
-    options=FULLGRAPH,
+    tags=["torch-api", "fullgraph"], calls=[Call(T(2, 5))], options=FULLGRAPH,
     expect=Expect(frames=1, graphs=1),
 )
 def categorical_entropy_and_probs(x):
@@ -463,9 +453,7 @@ def categorical_entropy_and_probs(x):
 
 
 @case(
-    tags=["torch-api", "fullgraph"],
-    calls=[Call(T(4))],
-    options=FULLGRAPH,
+    tags=["torch-api", "fullgraph"], calls=[Call(T(4))], options=FULLGRAPH,
     expect=Expect(frames=1, graphs=1),
 )
 def bernoulli_log_prob_and_mean(x):
@@ -484,9 +472,7 @@ def _scaled_sin_fake(x, scale):
 
 
 @case(
-    tags=["torch-api", "fullgraph"],
-    calls=[Call(T(4))],
-    options=FULLGRAPH,
+    tags=["torch-api", "fullgraph"], calls=[Call(T(4))], options=FULLGRAPH,
     expect=Expect(frames=1, graphs=1),
 )
 def custom_op_called_in_graph(x):
@@ -504,8 +490,7 @@ NO_FAKE_LINE = "doubled = torch.ops.conformance_nofake.double(y)"
 
 
 @case(
-    tags=["torch-api", "graph-breaks"],
-    calls=[Call(T(3))],
+    tags=["torch-api", "graph-breaks"], calls=[Call(T(3))],
     expect=Expect(frames=3, graphs=3, breaks=[Break("GB0090", NO_FAKE_LINE)]),
 )
 def custom_op_without_fake_kernel_breaks(x):
@@ -518,9 +503,7 @@ def custom_op_without_fake_kernel_breaks(x):
 
 
 @case(
-    tags=["torch-api", "fullgraph"],
-    calls=[Call(T(3))],
-    options=FULLGRAPH,
+    tags=["torch-api", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
     expect=Expect(frames=1, graphs=1),
 )
 def multivariate_normal_log_prob(x):
@@ -531,9 +514,7 @@ def multivariate_normal_log_prob(x):
 
 
 @case(
-    tags=["torch-api", "fullgraph"],
-    calls=[Call(T(4, 3), T(3))],
-    options=FULLGRAPH,
+    tags=["torch-api", "fullgraph"], calls=[Call(T(4, 3), T(3))], options=FULLGRAPH,
     expect=Expect(frames=1, graphs=1),
 )
 def vmap_in_dims_out_dims(x, y):
@@ -543,9 +524,7 @@ def vmap_in_dims_out_dims(x, y):
 
 
 @case(
-    tags=["torch-api", "fullgraph"],
-    calls=[Call(T(2, 3, 4), T(2, 3, 4))],
-    options=FULLGRAPH,
+    tags=["torch-api", "fullgraph"], calls=[Call(T(2, 3, 4), T(2, 3, 4))], options=FULLGRAPH,
     expect=Expect(frames=1, graphs=1),
 )
 def vmap_nested(x, y):
@@ -554,11 +533,8 @@ def vmap_nested(x, y):
 
 
 @case(
-    tags=["torch-api", "fullgraph"],
-    calls=[Call(T(5, 3))],
-    options=FULLGRAPH,
-    expect=Expect(frames=1, graphs=1),
-    factory=True,
+    tags=["torch-api", "fullgraph"], calls=[Call(T(5, 3))], options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1), factory=True,
 )
 def vmap_over_module_call():
     """A module called in the vmapped function: its parameters are graph inputs, used
@@ -572,9 +548,7 @@ def vmap_over_module_call():
 
 
 @case(
-    tags=["torch-api", "fullgraph"],
-    calls=[Call(T(5, 3), T(5))],
-    options=FULLGRAPH,
+    tags=["torch-api", "fullgraph"], calls=[Call(T(5, 3), T(5))], options=FULLGRAPH,
     expect=Expect(frames=1, graphs=1),
 )
 def func_grad_of_closure_loss(x, y):
@@ -589,9 +563,7 @@ def func_grad_of_closure_loss(x, y):
 
 
 @case(
-    tags=["torch-api", "fullgraph"],
-    calls=[Call(T(3))],
-    options=FULLGRAPH,
+    tags=["torch-api", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
     expect=Expect(frames=1, graphs=1),
 )
 def func_grad_and_value(x):
@@ -600,9 +572,7 @@ def func_grad_and_value(x):
 
 
 @case(
-    tags=["torch-api", "fullgraph"],
-    calls=[Call(T(2, 3), T(2, 3))],
-    options=FULLGRAPH,
+    tags=["torch-api", "fullgraph"], calls=[Call(T(2, 3), T(2, 3))], options=FULLGRAPH,
     expect=Expect(frames=1, graphs=1),
 )
 def independent_normal_log_prob(loc, x):
@@ -613,9 +583,7 @@ def independent_normal_log_prob(loc, x):
 
 
 @case(
-    tags=["torch-api", "fullgraph"],
-    calls=[Call(T(3))],
-    options=FULLGRAPH,
+    tags=["torch-api", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
     expect=Expect(frames=1, graphs=1),
 )
 def func_jacrev_of_sin(x):

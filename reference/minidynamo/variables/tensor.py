@@ -324,7 +324,12 @@ class TensorVariable(VariableTracker):
             if isinstance(result, torch.Size):
                 return SizeVariable.of(result)
             return ConstantVariable.create(result)
-        return tx.output.call(tx, "call_method", name, [self, *args], kwargs)
+        result = tx.output.call(tx, "call_method", name, [self, *args], kwargs)
+        if isinstance(result, ConstantVariable) and type(result.value) in (bool, int, float):
+            # A number read from the FakeTensor (`storage_offset()`, `is_set_to(y)`):
+            # storage facts of the fake, not of the tensor; Dynamo breaks there too.
+            unimplemented(f"Tensor.{name}() returned a number", gb.TENSOR_METHOD_NUMBER)
+        return result
 
     def requires_grad_(
         self,
