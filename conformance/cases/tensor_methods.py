@@ -223,3 +223,16 @@ def integer_reductions(x):
 def transpose_attribute(x):
     """`x.T` is recorded as the aten op numpy_T."""
     return x.T + 1
+
+
+@case(
+    tags=["tensor-methods", "graph-breaks"],
+    calls=[Call(T(4, 3))],
+    expect=Expect(frames=2, graphs=2, breaks=[Break("GB0208", "offset = view.storage_offset()")]),
+)
+def storage_offset_breaks_the_graph(x):
+    """A tensor's storage facts (`storage_offset()`, `is_set_to()`) are not those of the
+    trace's fake tensor: the call breaks the graph, as in Dynamo, and runs in CPython."""
+    view = x[1:]
+    offset = view.storage_offset()
+    return view * offset

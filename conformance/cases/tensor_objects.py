@@ -311,3 +311,57 @@ def isinstance_of_legacy_tensor_type(x):
     if isinstance(x, torch.FloatTensor) and not isinstance(x, (torch.DoubleTensor,)):
         return x * 2
     return x
+
+
+@case(
+    tags=["tensor-objects", "dynamo-divergence"],
+    calls=[Call(T(3))],
+    expect=Expect(outcome="raises"),
+)
+def tensor_in_list_compares_earlier_items_by_value(x):
+    """`x in items` compares each item before `x` itself by `==` and takes its truth:
+    of a three-element tensor that raises RuntimeError, as in eager."""
+    return x in [x + 1, x]
+
+
+@case(
+    tags=["tensor-objects", "dynamo-divergence"],
+    calls=[Call(T(3))],
+    expect=Expect(outcome="raises"),
+)
+def list_count_of_tensor_compares_by_value(x):
+    """`items.count(x)` compares every item that is not `x` by `==`: the truth of a
+    three-element tensor raises RuntimeError, as in eager."""
+    return [x, x * 2].count(x)
+
+
+@case(
+    tags=[*OBJ, "dynamo-divergence"],
+    calls=[Call(T(1))],
+    options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1),
+)
+def one_element_tensor_in_list_found_by_identity(x):
+    """The `==` of a one-element tensor has a truth (known when the graph runs), and the
+    item after it is `x` itself: `x in items` is True whatever that value."""
+    return x in [x + 1, x], x * 2
+
+
+@case(
+    tags=OBJ,
+    calls=[Call(T(3), T(3))],
+    options=FULLGRAPH,
+    expect=one_graph(
+        "torch._C._set_grad_enabled",
+        "torch.ops.aten.shallow_copy_data_",
+        "torch._C._set_grad_enabled",
+        ".add_",
+        "add",
+    ),
+)
+def data_assignment_shares_the_value_storage(x, y):
+    """`x.data = y` makes the argument share `y`'s storage: an in-place op on `y`
+    afterwards changes `x` too, in the caller's tensors."""
+    x.data = y
+    y.add_(1)
+    return x + 1

@@ -724,3 +724,23 @@ def autocast_and_accelerator_queries_fold(x):
     off = not (torch.is_autocast_cpu_enabled() or torch._C._is_any_autocast_enabled())
     devices = torch.accelerator.is_available() + torch.mps.is_available()
     return x + off + devices + torch.is_autocast_cache_enabled()
+
+
+@case(
+    tags=["torch-api", "fullgraph"],
+    calls=[Call(T(8))],
+    options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1),
+    factory=True,
+)
+def vector_to_parameters_then_forward():
+    """`nn.utils.vector_to_parameters` assigns each parameter's `.data` a view of the
+    vector: `aten.shallow_copy_data_` under no_grad, then the forward reads the new
+    values."""
+    linear = torch.nn.Linear(3, 2)
+
+    def load(vector):
+        torch.nn.utils.vector_to_parameters(vector, linear.parameters())
+        return linear(torch.ones(1, 3))
+
+    return load

@@ -220,6 +220,24 @@ _TYPES = [
         "GB0067",
     ),
     GraphBreakType(
+        "GB0031",
+        "tensor .data assignment",
+        "`t.data = value` is traced on a tensor the frame was given, with a value of its "
+        "dtype, device, size and strides; on another tensor, or with another value, it "
+        "runs in CPython.",
+        "Assign .data outside the compiled function, or copy in place (t.copy_(value)).",
+        "GB0056",
+    ),
+    GraphBreakType(
+        "GB0032",
+        "tensor method returned a number",
+        "A tensor method that returns a Python number about the tensor's storage or "
+        "state (storage_offset(), is_set_to(), is_pinned()) is not answered from the "
+        "trace's fake tensor, which has other storage: the call runs in CPython.",
+        "Compute the number outside the compiled function and pass it in.",
+        "GB0208",
+    ),
+    GraphBreakType(
         "GB0030",
         "operator without fake kernel",
         "An operator (a custom op of torch.library) has no fake (meta) implementation, so "
@@ -287,6 +305,8 @@ REQUIRES_GRAD_LEAKED = "GB0024"
 MODULE_BACKWARD_HOOKS = "GB0025"
 HIGHER_ORDER_SIDE_EFFECT = "GB0042"
 NO_FAKE_KERNEL = "GB0030"
+DATA_ASSIGNMENT = "GB0031"
+TENSOR_METHOD_NUMBER = "GB0032"
 GENERATOR_REBUILT_WITH_SIDE_EFFECTS = "GB0043"
 TORCH_DISABLED_FUNCTION = "GB0048"
 TORCH_DISABLED_FRAME = "GB0049"

@@ -13,6 +13,7 @@ import types
 from typing import TYPE_CHECKING, Any
 
 import torch
+from minidynamo import graph_break_registry as gb
 from minidynamo.exc import unimplemented
 from minidynamo.trace_rules import is_library_file, is_namedtuple
 from minidynamo.variables.base import VariableTracker
@@ -129,10 +130,22 @@ class BaseListVariable(VariableTracker):
     def method_contains(
         self, tx: InstructionTranslatorBase, value: VariableTracker
     ) -> VariableTracker:
-        from minidynamo.variables.operators import compare_identity_or_equal
+        from minidynamo.variables.operators import compare_identity_or_equal_if_known
 
-        found = any(compare_identity_or_equal(tx, item, value) for item in self.items)
-        return ConstantVariable(found)
+        # An item whose ``==`` is a one-element tensor decides nothing yet: an item
+        # found later (the tensor itself) is found whatever its value.
+        undecided = False
+        for item in self.items:
+            equal = compare_identity_or_equal_if_known(tx, item, value)
+            if equal:
+                return ConstantVariable(True)
+            undecided = undecided or equal is None
+        if undecided:
+            unimplemented(
+                "data-dependent control flow: `in` decided by a tensor comparison",
+                gb.DATA_DEPENDENT_BRANCH,
+            )
+        return ConstantVariable(False)
 
     def method_index(
         self,
@@ -156,7 +169,11 @@ class BaseListVariable(VariableTracker):
     def method_count(
         self, tx: InstructionTranslatorBase, value: VariableTracker
     ) -> VariableTracker:
-        return ConstantVariable(self.as_python_constant().count(value.as_python_constant()))
+        from minidynamo.variables.operators import compare_identity_or_equal
+
+        return ConstantVariable(
+            sum(compare_identity_or_equal(tx, item, value) for item in self.items)
+        )
 
 
 class TupleVariable(BaseListVariable):

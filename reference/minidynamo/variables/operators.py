@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import torch
+from minidynamo import graph_break_registry as gb
 from minidynamo.exc import unimplemented
 from minidynamo.variables.base import NotConstant, VariableTracker
 from minidynamo.variables.constant import (
@@ -24,6 +25,7 @@ from minidynamo.variables.constant import (
     fold,
 )
 from minidynamo.variables.dicts import ConstDictVariable, SetVariable
+from minidynamo.variables.exceptions import raise_observed
 from minidynamo.variables.lazy import computed, holds_unrealized
 from minidynamo.variables.lists import (
     BaseListVariable,
@@ -31,7 +33,7 @@ from minidynamo.variables.lists import (
     TupleVariable,
 )
 from minidynamo.variables.numpy import NumpyNdarrayVariable, call_numpy_operator
-from minidynamo.variables.symnode import SymNodeVariable
+from minidynamo.variables.symnode import SymNodeVariable, is_symbolic
 from minidynamo.variables.tensor import TensorVariable
 
 if TYPE_CHECKING:
@@ -75,7 +77,6 @@ OPERATOR_FUNCTIONS = (
     | set(CONTAINER_METHODS)
     | {operator.is_, operator.is_not, operator.contains, operator.not_, operator.truth}
 )
-
 
 
 def is_tensor(vt: VariableTracker) -> bool:
@@ -129,6 +130,20 @@ def compare_identity_or_equal(
     tx: InstructionTranslatorBase, a: VariableTracker, b: VariableTracker
 ) -> bool:
     """The comparison behind `in`: identity first, then ``==``."""
+    equal = compare_identity_or_equal_if_known(tx, a, b)
+    if equal is None:
+        unimplemented(
+            "data-dependent control flow: the truth value of a tensor comparison",
+            gb.DATA_DEPENDENT_BRANCH,
+        )
+    return equal
+
+
+def compare_identity_or_equal_if_known(
+    tx: InstructionTranslatorBase, a: VariableTracker, b: VariableTracker
+) -> bool | None:
+    """`compare_identity_or_equal`, or None where the answer is the value of a
+    one-element tensor ``a == b`` (known only when the graph runs)."""
     from minidynamo.variables.user_defined import UserDefinedObjectVariable
 
     if isinstance(a, SymNodeVariable) or isinstance(b, SymNodeVariable):
@@ -137,7 +152,7 @@ def compare_identity_or_equal(
     if compare_identity(a, b, tx):
         return True
     if is_tensor(a) or is_tensor(b):
-        unimplemented("`in` comparing tensors by value")
+        return tensor_equal_truth(tx, call_operator(tx, operator.eq, [a, b]))
     if a.is_python_constant() and b.is_python_constant():
         return bool(a.as_python_constant() == b.as_python_constant())
     for left, right in ((a, b), (b, a)):
@@ -150,6 +165,19 @@ def compare_identity_or_equal(
     if isinstance(a, ConstDictVariable) and isinstance(b, ConstDictVariable):
         return dicts_equal(tx, a, b)
     unimplemented(f"`==` between {a!r} and {b!r}")
+
+
+def tensor_equal_truth(tx: InstructionTranslatorBase, equal: VariableTracker) -> bool | None:
+    """``bool(a == b)`` where a tensor is compared: a boolean tensor of one element has a
+    value only the graph computes (None); of any other size ``bool()`` raises, in eager
+    as in the traced program (CPython's `in`, `list.count` and `list.index` call it)."""
+    if not is_tensor(equal):  # `t == None` is False
+        return equal.truth(tx)
+    numel = equal.example_value.numel()  # type: ignore[attr-defined]
+    if is_symbolic(numel) or numel == 1:
+        return None
+    amount = "no values" if numel == 0 else "more than one value"
+    raise_observed(RuntimeError, f"Boolean value of Tensor with {amount} is ambiguous")
 
 
 def sequences_equal(

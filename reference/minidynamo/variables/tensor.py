@@ -89,6 +89,10 @@ DATA_DEPENDENT_METHODS = frozenset(
 )
 
 
+def _metadata(tensor: torch.Tensor) -> tuple:
+    return tensor.dtype, tensor.device, tensor.shape, tensor.stride()
+
+
 class TensorVariable(VariableTracker):
     """A tensor produced by (or fed into) the FX graph."""
 
@@ -241,9 +245,34 @@ class TensorVariable(VariableTracker):
             if owner is not None and self._fits_as_grad(value):
                 tx.output.side_effects.store_attr(owner, name, value)
                 return
+        if name == "data":
+            self.set_data(tx, value)
+            return
         if hasattr(torch.Tensor, name):
             unimplemented(f"assignment to the tensor attribute {name!r}")
         tx.output.side_effects.store_attr(self, name, value)
+
+    def set_data(self, tx: InstructionTranslatorBase, value: VariableTracker) -> None:
+        """``t.data = value`` (`nn.utils.vector_to_parameters`): the input tensor takes
+        the value's storage, an ``aten.shallow_copy_data_`` node under no_grad, as Dynamo
+        records it. Only a value of the same metadata: the input's guards and every fake
+        tensor read so far describe the tensor before and after alike."""
+        from minidynamo.variables.ctx_manager import set_grad_enabled
+
+        if self.source is None or not isinstance(value, TensorVariable):
+            unimplemented(f"assignment of {value!r} to .data of {self!r}", gb.DATA_ASSIGNMENT)
+        mine, theirs = self.example_value, value.example_value
+        if _metadata(mine) != _metadata(theirs):
+            unimplemented(
+                "assignment to .data of a tensor of another dtype, device, size or strides",
+                gb.DATA_ASSIGNMENT,
+            )
+        grad_mode = torch.is_grad_enabled()
+        if grad_mode:
+            set_grad_enabled(tx, False)
+        tx.output.call(tx, "call_function", torch.ops.aten.shallow_copy_data_, [self, value])
+        if grad_mode:
+            set_grad_enabled(tx, True)
 
     def input_tensor(self, tx: InstructionTranslatorBase) -> TensorVariable | None:
         """The graph input this tensor is: itself, or the input an in-place op returned
@@ -302,7 +331,12 @@ class TensorVariable(VariableTracker):
             if isinstance(result, torch.Size):
                 return SizeVariable.of(result)
             return ConstantVariable.create(result)
-        return tx.output.call(tx, "call_method", name, [self, *args], kwargs)
+        result = tx.output.call(tx, "call_method", name, [self, *args], kwargs)
+        if isinstance(result, ConstantVariable) and type(result.value) in (bool, int, float):
+            # A number read from the FakeTensor (`storage_offset()`, `is_set_to(y)`):
+            # storage facts of the fake, not of the tensor; Dynamo breaks there too.
+            unimplemented(f"Tensor.{name}() returned a number", gb.TENSOR_METHOD_NUMBER)
+        return result
 
     def requires_grad_(
         self,
