@@ -521,3 +521,21 @@ class Padded(nn.Module):
 def embedding_with_padding_flatten_identity():
     """Embedding with a padding index, then Flatten and Identity modules."""
     return Padded()
+
+
+@case(tags=TAGS, calls=[Call(T(2, 3, 2))], options=FULLGRAPH, expect=ONE)
+def sequential_of_new_modules(x):
+    """``nn.Sequential(nn.Identity(), nn.Flatten())`` built in the function: modules made in
+    the trace are arguments the generated code can give again, so the container is made
+    too and its forward inlined."""
+    layers = torch.nn.Sequential(torch.nn.Identity(), torch.nn.Flatten())
+    return layers(x)
+
+
+@case(tags=TAGS[:2], calls=[Call(T(2, 3))])
+def sequential_of_new_modules_returned(x):
+    """The container and one of its modules leave the frame: rebuilt as one container
+    that holds that very module."""
+    relu = torch.nn.ReLU()
+    layers = torch.nn.Sequential(relu, torch.nn.Tanh())
+    return layers(x), layers, layers[0] is relu, relu

@@ -287,7 +287,7 @@ class NewNNModuleVariable(NNModuleVariable):
         self,
         value: torch.nn.Module,
         *,
-        made_by: tuple[VariableTracker, tuple, tuple[tuple[str, object], ...]],
+        made_by: tuple[VariableTracker, list[VariableTracker], dict[str, VariableTracker]],
     ) -> None:
         super().__init__(value)
         self.made_by = made_by
@@ -300,8 +300,13 @@ class NewNNModuleVariable(NNModuleVariable):
         attributes = codegen.output.side_effects.new_object_attributes(self)
         codegen.load_installed("__import_remake_module", remake_module, push_null=True)
         codegen(cls_vt)
-        codegen.load_const(args)
-        codegen.load_const(kwargs)
+        for arg in args:
+            codegen(arg)
+        codegen.build(tuple, len(args))
+        for name, value in kwargs.items():
+            codegen.load_const(name)
+            codegen(value)
+        codegen.build(dict, len(kwargs))
         for name, value in attributes:
             codegen.load_const(name)
             codegen(value)
@@ -309,12 +314,10 @@ class NewNNModuleVariable(NNModuleVariable):
         codegen.call(4)
 
 
-def remake_module(
-    cls: type, args: tuple, kwargs: tuple[tuple[str, object], ...], attributes: dict
-) -> torch.nn.Module:
+def remake_module(cls: type, args: tuple, kwargs: dict, attributes: dict) -> torch.nn.Module:
     """The generated code's `cls(*args, **kwargs)`, then the attributes the trace stored
     (through `nn.Module.__setattr__`, as the traced code stored them)."""
-    module = cls(*args, **dict(kwargs))
+    module = cls(*args, **kwargs)
     for name, value in attributes.items():
         setattr(module, name, value)
     return module
@@ -336,13 +339,13 @@ def make_module(
     init = inspect.getattr_static(cls, "__init__")
     if not _is_torch_code(init):
         unimplemented(f"{cls.__qualname__}() made in the trace: its __init__ is user code")
-    if not all(a.is_python_constant() for a in [*args, *kwargs.values()]):
+    if not all(_constant_or_new_module(a) for a in [*args, *kwargs.values()]):
         unimplemented(f"{cls.__qualname__}() made in the trace with non-constant arguments")
-    values = tuple(a.as_python_constant() for a in args)
-    keywords = tuple((k, v.as_python_constant()) for k, v in kwargs.items())
+    values = [_value_of(a) for a in args]
+    keywords = {k: _value_of(v) for k, v in kwargs.items()}
     rng = torch.get_rng_state()
     try:
-        module = cls(*values, **dict(keywords))
+        module = cls(*values, **keywords)
     finally:
         torch.set_rng_state(rng)
     if any(
@@ -353,7 +356,21 @@ def make_module(
         unimplemented(f"{cls.__qualname__}() made in the trace holds tensors (parameters)")
     usage = [ConstantVariable("python.nn_module")]
     tx.output.call(tx, "call_function", torch._C._log_api_usage_once, usage)
-    return NewNNModuleVariable(module, made_by=(cls_vt, values, keywords))
+    vt = NewNNModuleVariable(module, made_by=(cls_vt, list(args), dict(kwargs)))
+    tx.output.new_modules[id(module)] = vt
+    return vt
+
+
+def _constant_or_new_module(value: VariableTracker) -> bool:
+    """A constructor argument the generated code can give again: a constant, or a module
+    made in the trace itself (``nn.Sequential(nn.ReLU(), nn.Flatten())``)."""
+    return value.is_python_constant() or isinstance(value, NewNNModuleVariable)
+
+
+def _value_of(value: VariableTracker) -> object:
+    if isinstance(value, NewNNModuleVariable):
+        return value.value
+    return value.as_python_constant()
 
 
 def _empty_like_arguments(
