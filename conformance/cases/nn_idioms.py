@@ -539,3 +539,24 @@ def sequential_of_new_modules_returned(x):
     relu = torch.nn.ReLU()
     layers = torch.nn.Sequential(relu, torch.nn.Tanh())
     return layers(x), layers, layers[0] is relu, relu
+
+
+@case(tags=TAGS, calls=[Call(T(2, 3))], options=FULLGRAPH, expect=ONE)
+def new_sequential_grown_then_called(x):
+    """A Sequential made in the function, grown by ``add_module`` and by storing a
+    submodule as an attribute: its forward runs the added modules too (before: the
+    modules as made, a wrong result)."""
+    layers = torch.nn.Sequential(torch.nn.ReLU())
+    layers.add_module("squash", torch.nn.Tanh())
+    layers.gate = torch.nn.Sigmoid()
+    return layers(x)
+
+
+@case(tags=TAGS, calls=[Call(T(2, 3))], options=FULLGRAPH, expect=ONE)
+def new_sequential_grown_returned(x):
+    """The grown Sequential leaves the frame: made again with its constructor's
+    arguments, then given the added submodules in order."""
+    layers = torch.nn.Sequential(torch.nn.ReLU())
+    layers.add_module("squash", torch.nn.Tanh())
+    layers.gate = torch.nn.Sigmoid()
+    return layers(x), layers, list(layers._modules)

@@ -71,7 +71,7 @@ class NNModuleVariable(UserDefinedObjectVariable):
             return super().var_getattr(tx, name)  # stored by this trace: read it back
         for registry in _REGISTRIES:
             entries = self.value.__dict__.get(registry, {})
-            changed = _changed_registry(tx, entries)
+            changed = self.changed_registry(tx, registry)
             if changed is not None:
                 if name in changed.keys():
                     return changed.value(name)
@@ -96,6 +96,12 @@ class NNModuleVariable(UserDefinedObjectVariable):
             }
         return found
 
+    def changed_registry(
+        self, tx: InstructionTranslatorBase, registry: str
+    ) -> ConstDictVariable | None:
+        """The traced form of the registry dict `registry` where the trace changed it."""
+        return _changed_registry(tx, self.value.__dict__.get(registry, {}))
+
     def is_member_query(self, name: str) -> bool:
         """`name` is nn.Module's own member query (``parameters`` ...) on a module the
         frame can reach (its members get sources)."""
@@ -113,7 +119,7 @@ class NNModuleVariable(UserDefinedObjectVariable):
     def has_attr(self, tx: InstructionTranslatorBase, name: str) -> bool:
         for registry in _REGISTRIES:
             entries = self.value.__dict__.get(registry, {})
-            changed = _changed_registry(tx, entries)
+            changed = self.changed_registry(tx, registry)
             if name in (entries if changed is None else changed.keys()):
                 return True
         return super().has_attr(tx, name)
@@ -291,13 +297,45 @@ class NewNNModuleVariable(NNModuleVariable):
     ) -> None:
         super().__init__(value)
         self.made_by = made_by
+        # Its `_parameters`, `_buffers` and `_modules` dicts once the trace read them: one
+        # VariableTracker each, so that a change (`add_module`, `register_buffer`) is
+        # seen by later reads; with the (key, value) pairs each was read with.
+        self.registries: dict[str, tuple[ConstDictVariable, list]] = {}
 
     def is_new_object(self) -> bool:
         return True
 
+    def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
+        if name in _REGISTRIES and tx.output.side_effects.load_attr(self, name) is None:
+            if name not in self.registries:
+                from minidynamo.builder import VariableBuilder
+
+                vt = VariableBuilder(tx, None)(self.value.__dict__[name])
+                assert isinstance(vt, ConstDictVariable)
+                self.registries[name] = (vt, list(vt.items.items()))
+            return self.registries[name][0]
+        return super().var_getattr(tx, name)
+
+    def changed_registry(
+        self, tx: InstructionTranslatorBase, registry: str
+    ) -> ConstDictVariable | None:
+        """The registry as the trace holds it, once read."""
+        read = self.registries.get(registry)
+        return None if read is None else read[0]
+
+    def store_attr(self, tx: InstructionTranslatorBase, name: str, value: VariableTracker) -> None:
+        """``m.head = nn.Tanh()``: `nn.Module.__setattr__` files a submodule in
+        ``_modules``, where the module's own code (Sequential.forward) finds it."""
+        if isinstance(value, NNModuleVariable) and name not in self.value.__dict__:
+            modules = self.var_getattr(tx, "_modules")
+            modules.call_method(tx, "__setitem__", [ConstantVariable(name), value], {})
+            return
+        super().store_attr(tx, name, value)
+
     def reconstruct(self, codegen: PyCodegen) -> None:
         cls_vt, args, kwargs = self.made_by
         attributes = codegen.output.side_effects.new_object_attributes(self)
+        attributes += self.added_submodules()
         codegen.load_installed("__import_remake_module", remake_module, push_null=True)
         codegen(cls_vt)
         for arg in args:
@@ -312,6 +350,27 @@ class NewNNModuleVariable(NNModuleVariable):
             codegen(value)
         codegen.build(dict, len(attributes))
         codegen.call(4)
+
+    def added_submodules(self) -> list[tuple[str, VariableTracker]]:
+        """The submodules the trace added (``add_module``, ``m.head = ...``), which the
+        generated code stores again, in order, through `nn.Module.__setattr__`; any
+        other change to a registry cannot be made again from the constructor's
+        arguments: the trace stops."""
+        added: list[tuple[str, VariableTracker]] = []
+        for registry, (vt, pairs) in self.registries.items():
+            now = list(vt.items.items())
+            kept = len(now) >= len(pairs) and all(
+                k == k0 and v is v0
+                for (k, v), (k0, v0) in zip(now[: len(pairs)], pairs, strict=True)
+            )
+            if kept and (registry == "_modules" or len(now) == len(pairs)):
+                added += now[len(pairs) :]
+                continue
+            unimplemented(
+                f"{type(self.value).__qualname__}() made in the trace, whose {registry} "
+                "the trace changed, outlives the frame"
+            )
+        return added
 
 
 def remake_module(cls: type, args: tuple, kwargs: dict, attributes: dict) -> torch.nn.Module:
