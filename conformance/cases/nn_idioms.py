@@ -560,3 +560,13 @@ def new_sequential_grown_returned(x):
     layers.add_module("squash", torch.nn.Tanh())
     layers.gate = torch.nn.Sigmoid()
     return layers(x), layers, list(layers._modules)
+
+
+@case(tags=TAGS, calls=[Call(T(4))], options=FULLGRAPH, expect=ONE)
+def buffer_registered_on_new_module(x):
+    """``register_buffer`` on a module made in the function: its check
+    ``'_buffers' in self.__dict__`` sees what the constructor set (before: a new object's
+    ``__dict__`` held only what the trace stored, so it raised AttributeError)."""
+    holder = torch.nn.Identity()
+    holder.register_buffer("offset", torch.ones(4))
+    return holder(x) + holder.offset
