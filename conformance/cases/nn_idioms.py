@@ -521,3 +521,52 @@ class Padded(nn.Module):
 def embedding_with_padding_flatten_identity():
     """Embedding with a padding index, then Flatten and Identity modules."""
     return Padded()
+
+
+@case(tags=TAGS, calls=[Call(T(2, 3, 2))], options=FULLGRAPH, expect=ONE)
+def sequential_of_new_modules(x):
+    """``nn.Sequential(nn.Identity(), nn.Flatten())`` built in the function: modules made in
+    the trace are arguments the generated code can give again, so the container is made
+    too and its forward inlined."""
+    layers = torch.nn.Sequential(torch.nn.Identity(), torch.nn.Flatten())
+    return layers(x)
+
+
+@case(tags=TAGS[:2], calls=[Call(T(2, 3))])
+def sequential_of_new_modules_returned(x):
+    """The container and one of its modules leave the frame: rebuilt as one container
+    that holds that very module."""
+    relu = torch.nn.ReLU()
+    layers = torch.nn.Sequential(relu, torch.nn.Tanh())
+    return layers(x), layers, layers[0] is relu, relu
+
+
+@case(tags=TAGS, calls=[Call(T(2, 3))], options=FULLGRAPH, expect=ONE)
+def new_sequential_grown_then_called(x):
+    """A Sequential made in the function, grown by ``add_module`` and by storing a
+    submodule as an attribute: its forward runs the added modules too (before: the
+    modules as made, a wrong result)."""
+    layers = torch.nn.Sequential(torch.nn.ReLU())
+    layers.add_module("squash", torch.nn.Tanh())
+    layers.gate = torch.nn.Sigmoid()
+    return layers(x)
+
+
+@case(tags=TAGS, calls=[Call(T(2, 3))], options=FULLGRAPH, expect=ONE)
+def new_sequential_grown_returned(x):
+    """The grown Sequential leaves the frame: made again with its constructor's
+    arguments, then given the added submodules in order."""
+    layers = torch.nn.Sequential(torch.nn.ReLU())
+    layers.add_module("squash", torch.nn.Tanh())
+    layers.gate = torch.nn.Sigmoid()
+    return layers(x), layers, list(layers._modules)
+
+
+@case(tags=TAGS, calls=[Call(T(4))], options=FULLGRAPH, expect=ONE)
+def buffer_registered_on_new_module(x):
+    """``register_buffer`` on a module made in the function: its check
+    ``'_buffers' in self.__dict__`` sees what the constructor set (before: a new object's
+    ``__dict__`` held only what the trace stored, so it raised AttributeError)."""
+    holder = torch.nn.Identity()
+    holder.register_buffer("offset", torch.ones(4))
+    return holder(x) + holder.offset

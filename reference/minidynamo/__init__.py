@@ -185,19 +185,31 @@ class OptimizedModule(torch.nn.Module):
             wrapper = external_utils.wrap_inline(module)
             return self._callback.call_entry(wrapper, args, kwargs)
         if (
-            module._forward_hooks
-            or module._forward_pre_hooks
+            _has_hooks(module)
             or type(module).__call__ is not torch.nn.Module.__call__
             or "forward" in vars(module)
         ):
             # As Dynamo's OptimizedModule: the module's own __call__ runs under the hook,
-            # so hooks, a user __call__ (an override calling super().__call__) and a
-            # forward patched on the instance run as in eager, in the frames converted.
+            # so hooks (its own and global ones, forward and backward), a user __call__
+            # (an override calling super().__call__) and a forward patched on the
+            # instance run as in eager, in the frames converted.
             return _call_with_callback(self._callback, module, args, kwargs)
         # A user-defined forward: its frame is the one converted.
         forward = type(module).forward
         call = self._callback.call_entry
         return _call_with_callback(self._callback, call, (forward, (module, *args), kwargs), {})
+
+
+_HOOK_DICTS = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks")
+
+
+def _has_hooks(module: torch.nn.Module) -> bool:
+    """Hooks that `nn.Module._call_impl` runs around the module's forward: the module's
+    own or the global ones (`register_module_forward_hook` ...), forward or backward."""
+    hooks_module = torch.nn.modules.module
+    return any(getattr(module, name) for name in _HOOK_DICTS) or any(
+        getattr(hooks_module, "_global" + name) for name in _HOOK_DICTS
+    )
 
 
 def _is_uninitialized_lazy(module: torch.nn.Module) -> bool:

@@ -384,6 +384,9 @@ class VariableBuilder:
         return kind(items, source=self.source)
 
     def wrap_module(self, value: torch.nn.Module) -> VariableTracker:
+        made = self.tx.output.new_modules.get(id(value))
+        if made is not None and self.source is None:
+            return made
         if self.source is not None:
             self.tx.output.module_sources.add(self.source)
         if self.guards is not None:

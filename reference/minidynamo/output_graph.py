@@ -138,6 +138,9 @@ class OutputGraph:
         self.fake_mode = self.shapes.fake_mode
         self.guards = GuardSet()
         self.input_by_id: dict[int, VariableTracker] = {}
+        # Modules the trace made (`nn.ReLU()`), by id: one reached again through the
+        # container holding it is the same VariableTracker, so `is` and stores agree.
+        self.new_modules: dict[int, VariableTracker] = {}
         # Where the trace found nn.Modules: their int attributes stay constants.
         self.module_sources: set[Source] = set()
         self.root_globals = f_globals

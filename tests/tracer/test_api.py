@@ -106,6 +106,60 @@ def test_lazy_module_initialized_before_compiling():
     assert compile_count() == 1
 
 
+class Scaled(torch.nn.Module):
+    """A module with a forward of its own (the compiled frame is that forward)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.linear = torch.nn.Linear(3, 2)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.linear(x) * 2
+
+
+def test_compiled_module_runs_its_full_backward_hook():
+    """A full backward hook of the compiled module changes its input's gradient as in
+    eager: the module's own __call__ runs (Dynamo's OptimizedModule calls
+    ``_orig_mod.__call__``); before, its forward alone ran and the hook never did."""
+    grads = []
+    for compiler in (lambda m: m, minidynamo.compile):
+        torch.manual_seed(0)
+        module = Scaled()
+        module.register_full_backward_hook(lambda mod, grad_in, grad_out: (grad_in[0] * 3,))
+        x = torch.ones(2, 3, requires_grad=True)
+        compiler(module)(x).sum().backward()
+        grads.append(x.grad)
+    assert torch.equal(grads[0], grads[1])
+
+
+def test_global_module_hooks_fire_for_the_compiled_module():
+    """Global forward hooks (register_module_forward_hook) fire for the compiled module
+    and, as in Dynamo, for its wrapper too: the compiled module is a module called
+    through its __call__."""
+    seen: list[str] = []
+    module = Scaled()
+    compiled = minidynamo.compile(module)
+    pre = torch.nn.modules.module.register_module_forward_pre_hook(
+        lambda mod, args: seen.append("pre " + type(mod).__name__)
+    )
+    post = torch.nn.modules.module.register_module_forward_hook(
+        lambda mod, args, out: seen.append(type(mod).__name__)
+    )
+    try:
+        compiled(torch.ones(2, 3))
+    finally:
+        pre.remove()
+        post.remove()
+    assert seen == [
+        "pre OptimizedModule",
+        "pre Scaled",
+        "pre Linear",
+        "Linear",
+        "Scaled",
+        "OptimizedModule",
+    ]
+
+
 def test_unknown_backend_name_is_a_value_error():
     with pytest.raises(ValueError, match="unknown backend 'nope'.*eager"):
         minidynamo.compile(double, backend="nope")

@@ -71,7 +71,7 @@ class NNModuleVariable(UserDefinedObjectVariable):
             return super().var_getattr(tx, name)  # stored by this trace: read it back
         for registry in _REGISTRIES:
             entries = self.value.__dict__.get(registry, {})
-            changed = _changed_registry(tx, entries)
+            changed = self.changed_registry(tx, registry)
             if changed is not None:
                 if name in changed.keys():
                     return changed.value(name)
@@ -96,6 +96,12 @@ class NNModuleVariable(UserDefinedObjectVariable):
             }
         return found
 
+    def changed_registry(
+        self, tx: InstructionTranslatorBase, registry: str
+    ) -> ConstDictVariable | None:
+        """The traced form of the registry dict `registry` where the trace changed it."""
+        return _changed_registry(tx, self.value.__dict__.get(registry, {}))
+
     def is_member_query(self, name: str) -> bool:
         """`name` is nn.Module's own member query (``parameters`` ...) on a module the
         frame can reach (its members get sources)."""
@@ -113,7 +119,7 @@ class NNModuleVariable(UserDefinedObjectVariable):
     def has_attr(self, tx: InstructionTranslatorBase, name: str) -> bool:
         for registry in _REGISTRIES:
             entries = self.value.__dict__.get(registry, {})
-            changed = _changed_registry(tx, entries)
+            changed = self.changed_registry(tx, registry)
             if name in (entries if changed is None else changed.keys()):
                 return True
         return super().has_attr(tx, name)
@@ -287,34 +293,90 @@ class NewNNModuleVariable(NNModuleVariable):
         self,
         value: torch.nn.Module,
         *,
-        made_by: tuple[VariableTracker, tuple, tuple[tuple[str, object], ...]],
+        made_by: tuple[VariableTracker, list[VariableTracker], dict[str, VariableTracker]],
     ) -> None:
         super().__init__(value)
         self.made_by = made_by
+        # Its `_parameters`, `_buffers` and `_modules` dicts once the trace read them: one
+        # VariableTracker each, so that a change (`add_module`, `register_buffer`) is
+        # seen by later reads; with the (key, value) pairs each was read with.
+        self.registries: dict[str, tuple[ConstDictVariable, list]] = {}
 
     def is_new_object(self) -> bool:
         return True
 
+    def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
+        if name in _REGISTRIES and tx.output.side_effects.load_attr(self, name) is None:
+            if name not in self.registries:
+                from minidynamo.builder import VariableBuilder
+
+                vt = VariableBuilder(tx, None)(self.value.__dict__[name])
+                assert isinstance(vt, ConstDictVariable)
+                self.registries[name] = (vt, list(vt.items.items()))
+            return self.registries[name][0]
+        return super().var_getattr(tx, name)
+
+    def changed_registry(
+        self, tx: InstructionTranslatorBase, registry: str
+    ) -> ConstDictVariable | None:
+        """The registry as the trace holds it, once read."""
+        read = self.registries.get(registry)
+        return None if read is None else read[0]
+
+    def store_attr(self, tx: InstructionTranslatorBase, name: str, value: VariableTracker) -> None:
+        """``m.head = nn.Tanh()``: `nn.Module.__setattr__` files a submodule in
+        ``_modules``, where the module's own code (Sequential.forward) finds it."""
+        if isinstance(value, NNModuleVariable) and name not in self.value.__dict__:
+            modules = self.var_getattr(tx, "_modules")
+            modules.call_method(tx, "__setitem__", [ConstantVariable(name), value], {})
+            return
+        super().store_attr(tx, name, value)
+
     def reconstruct(self, codegen: PyCodegen) -> None:
         cls_vt, args, kwargs = self.made_by
         attributes = codegen.output.side_effects.new_object_attributes(self)
+        attributes += self.added_submodules()
         codegen.load_installed("__import_remake_module", remake_module, push_null=True)
         codegen(cls_vt)
-        codegen.load_const(args)
-        codegen.load_const(kwargs)
+        for arg in args:
+            codegen(arg)
+        codegen.build(tuple, len(args))
+        for name, value in kwargs.items():
+            codegen.load_const(name)
+            codegen(value)
+        codegen.build(dict, len(kwargs))
         for name, value in attributes:
             codegen.load_const(name)
             codegen(value)
         codegen.build(dict, len(attributes))
         codegen.call(4)
 
+    def added_submodules(self) -> list[tuple[str, VariableTracker]]:
+        """The submodules the trace added (``add_module``, ``m.head = ...``), which the
+        generated code stores again, in order, through `nn.Module.__setattr__`; any
+        other change to a registry cannot be made again from the constructor's
+        arguments: the trace stops."""
+        added: list[tuple[str, VariableTracker]] = []
+        for registry, (vt, pairs) in self.registries.items():
+            now = list(vt.items.items())
+            kept = len(now) >= len(pairs) and all(
+                k == k0 and v is v0
+                for (k, v), (k0, v0) in zip(now[: len(pairs)], pairs, strict=True)
+            )
+            if kept and (registry == "_modules" or len(now) == len(pairs)):
+                added += now[len(pairs) :]
+                continue
+            unimplemented(
+                f"{type(self.value).__qualname__}() made in the trace, whose {registry} "
+                "the trace changed, outlives the frame"
+            )
+        return added
 
-def remake_module(
-    cls: type, args: tuple, kwargs: tuple[tuple[str, object], ...], attributes: dict
-) -> torch.nn.Module:
+
+def remake_module(cls: type, args: tuple, kwargs: dict, attributes: dict) -> torch.nn.Module:
     """The generated code's `cls(*args, **kwargs)`, then the attributes the trace stored
     (through `nn.Module.__setattr__`, as the traced code stored them)."""
-    module = cls(*args, **dict(kwargs))
+    module = cls(*args, **kwargs)
     for name, value in attributes.items():
         setattr(module, name, value)
     return module
@@ -336,13 +398,13 @@ def make_module(
     init = inspect.getattr_static(cls, "__init__")
     if not _is_torch_code(init):
         unimplemented(f"{cls.__qualname__}() made in the trace: its __init__ is user code")
-    if not all(a.is_python_constant() for a in [*args, *kwargs.values()]):
+    if not all(_constant_or_new_module(a) for a in [*args, *kwargs.values()]):
         unimplemented(f"{cls.__qualname__}() made in the trace with non-constant arguments")
-    values = tuple(a.as_python_constant() for a in args)
-    keywords = tuple((k, v.as_python_constant()) for k, v in kwargs.items())
+    values = [_value_of(a) for a in args]
+    keywords = {k: _value_of(v) for k, v in kwargs.items()}
     rng = torch.get_rng_state()
     try:
-        module = cls(*values, **dict(keywords))
+        module = cls(*values, **keywords)
     finally:
         torch.set_rng_state(rng)
     if any(
@@ -353,7 +415,21 @@ def make_module(
         unimplemented(f"{cls.__qualname__}() made in the trace holds tensors (parameters)")
     usage = [ConstantVariable("python.nn_module")]
     tx.output.call(tx, "call_function", torch._C._log_api_usage_once, usage)
-    return NewNNModuleVariable(module, made_by=(cls_vt, values, keywords))
+    vt = NewNNModuleVariable(module, made_by=(cls_vt, list(args), dict(kwargs)))
+    tx.output.new_modules[id(module)] = vt
+    return vt
+
+
+def _constant_or_new_module(value: VariableTracker) -> bool:
+    """A constructor argument the generated code can give again: a constant, or a module
+    made in the trace itself (``nn.Sequential(nn.ReLU(), nn.Flatten())``)."""
+    return value.is_python_constant() or isinstance(value, NewNNModuleVariable)
+
+
+def _value_of(value: VariableTracker) -> object:
+    if isinstance(value, NewNNModuleVariable):
+        return value.value
+    return value.as_python_constant()
 
 
 def _empty_like_arguments(

@@ -745,9 +745,12 @@ class InstanceDictVariable(VariableTracker):
         if not new and self.obj.source is None or not isinstance(name, str):
             unimplemented(f"__dict__[{name!r}] of {self.obj!r}")
         stored = tx.output.side_effects.load_attr(self.obj, name)
-        if stored is not None or new:
-            return stored is not None and stored is not DELETED
+        if stored is not None:
+            return stored is not DELETED
         present = name in vars(self.obj.value)
+        if new:
+            # Set by its constructor, run now (a module made in the trace: ``_buffers``).
+            return present
         tx.output.guards.add_hasattr(self.obj.source, name, present)
         return present
 
