@@ -704,7 +704,7 @@ class InliningGeneratorTranslator(InliningInstructionTranslator):
         """throw() while paused in `yield from`: the inner generator gets the exception,
         as in CPython. What it raises goes on at the paused `yield from`; None where it
         yielded (the value is ours) or returned (the loop, resumed, takes its value)."""
-        from minidynamo.variables.functions import GeneratorVariable
+        from minidynamo.variables.generators import GeneratorVariable
 
         inner = self.stack[-2]
         if not isinstance(inner, GeneratorVariable) or issubclass(

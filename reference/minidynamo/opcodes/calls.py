@@ -16,7 +16,8 @@ from minidynamo.opcodes import handler
 from minidynamo.variables.builtin import BuiltinVariable
 from minidynamo.variables.constant import ConstantVariable
 from minidynamo.variables.dicts import ConstDictVariable
-from minidynamo.variables.functions import GeneratorVariable, NestedUserFunctionVariable
+from minidynamo.variables.functions import NestedUserFunctionVariable
+from minidynamo.variables.generators import GeneratorVariable
 from minidynamo.variables.lists import IteratorVariable
 from minidynamo.variables.misc import NullVariable
 

@@ -15,8 +15,8 @@ import math
 import operator
 import sys
 import types
-from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, NoReturn
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import torch
 from minidynamo import graph_break_registry as gb
@@ -24,23 +24,29 @@ from minidynamo import trace_rules
 from minidynamo.exc import Unsupported, unimplemented
 from minidynamo.source import AttrSource
 from minidynamo.variables.base import VariableTracker
+from minidynamo.variables.builtin_iterators import (
+    call_enumerate,
+    call_filter,
+    call_iter,
+    call_map,
+    call_next,
+    call_reversed,
+    call_zip,
+    lazy_items,
+)
 from minidynamo.variables.constant import (
     ConstantVariable,
     ObjectIdVariable,
     fold,
-    is_constant_none,
 )
 from minidynamo.variables.descriptors import MethodDescriptorVariable, is_method_descriptor
 from minidynamo.variables.dicts import ConstDictVariable, SetVariable, constant_key
-from minidynamo.variables.exceptions import raise_observed
 from minidynamo.variables.lists import (
     BaseListVariable,
     IteratorVariable,
-    ListIteratorVariable,
     ListVariable,
     NamedTupleVariable,
     TupleVariable,
-    iterator_of,
 )
 from minidynamo.variables.numpy import is_numpy_scalar
 from minidynamo.variables.numpy import specialize as specialize_numpy_scalar
@@ -479,152 +485,6 @@ def _call_deque(
     return DequeVariable(items, maxlen=None if maxlen is None else maxlen.as_python_constant())
 
 
-def _call_iter(tx: InstructionTranslatorBase, obj: VariableTracker) -> VariableTracker:
-    return iterator_of(tx, obj)
-
-
-def _call_next(
-    tx: InstructionTranslatorBase, it: VariableTracker, default: VariableTracker | None = None
-) -> VariableTracker:
-    if not isinstance(it, IteratorVariable):
-        unimplemented(f"next() of {it!r}")
-    from minidynamo.variables.functions import GeneratorVariable
-
-    if default is None and isinstance(it, GeneratorVariable):
-        return it.method_next(tx)  # its StopIteration carries the return value
-    item = it.next_variable()
-    if item is None:
-        if default is None:
-            raise_observed(StopIteration)
-        return default
-    return item
-
-
-def _call_enumerate(
-    tx: InstructionTranslatorBase, iterable: VariableTracker, start: VariableTracker | None = None
-) -> VariableTracker:
-    """Pairs made as they are asked for: the iterable may be endless."""
-    first = 0 if start is None else start.as_python_constant()
-    pairs = (
-        TupleVariable([ConstantVariable(i), item])
-        for i, item in enumerate(lazy_items(tx, iterable), first)
-    )
-    return LazyIteratorVariable(pairs, enumerate)
-
-
-def _call_zip(
-    tx: InstructionTranslatorBase,
-    *iterables: VariableTracker,
-    strict: VariableTracker | None = None,
-) -> VariableTracker:
-    """Rows made as they are asked for, ending at the shortest iterable (which may be
-    endless: ``zip(items, itertools.count())``); ``strict=True`` checks the lengths."""
-    iterators = [_call_iter(tx, iterable) for iterable in iterables]
-    check = strict is not None and strict.bool_value()
-
-    def rows() -> Iterator[VariableTracker]:
-        while iterators:
-            row = []
-            for iterator in iterators:
-                item = iterator.next_variable()
-                if item is None:
-                    if check and row:
-                        _zip_length_error(len(row), "shorter")
-                    if check and not row:
-                        for index, other in enumerate(iterators[1:], 1):
-                            if other.next_variable() is not None:
-                                _zip_length_error(index, "longer")
-                    return
-                row.append(item)
-            yield TupleVariable(row)
-
-    return LazyIteratorVariable(rows(), zip)
-
-
-def _zip_length_error(index: int, relation: str) -> NoReturn:
-    """CPython's ValueError of ``zip(strict=True)``: argument `index` (0-based) ended
-    before, or went on after, the ones before it."""
-    before = "argument 1" if index == 1 else f"arguments 1-{index}"
-    raise_observed(ValueError, f"zip() argument {index + 1} is {relation} than {before}")
-
-
-def _call_reversed(tx: InstructionTranslatorBase, seq: VariableTracker) -> VariableTracker:
-    return ListIteratorVariable(list(reversed(_iterate(tx, seq))))
-
-
-def lazy_items(
-    tx: InstructionTranslatorBase, iterable: VariableTracker
-) -> Iterator[VariableTracker]:
-    """The items one at a time: a generator's body runs between the consumer's steps,
-    so the graph interleaves their operations as Dynamo's does."""
-    iterator = _call_iter(tx, iterable)
-    while (item := iterator.next_variable()) is not None:
-        yield item
-
-
-class LazyIteratorVariable(IteratorVariable):
-    """The iterator `map`, `filter` and `zip` return (`cls`): items made as they are
-    asked for. A range's iterator also knows how many are left (`length_hint`)."""
-
-    def __init__(
-        self,
-        items: Iterator[VariableTracker],
-        cls: type,
-        *,
-        length_hint: Callable[[], int] | None = None,
-    ) -> None:
-        super().__init__()
-        self.items = items
-        self.cls = cls
-        self.length_hint = length_hint
-        self.remaining: list[VariableTracker] | None = None  # run to its end at a break
-
-    def method_length_hint(self, tx: InstructionTranslatorBase) -> VariableTracker:
-        if self.length_hint is None:
-            unimplemented(f"__length_hint__ of {self.cls.__name__}")
-        return ConstantVariable(self.length_hint())
-
-    def python_type(self) -> type:
-        return self.cls
-
-    def next_variable(self) -> VariableTracker | None:
-        return next(self.items, None)
-
-    def is_new_object(self) -> bool:
-        return True
-
-    def reconstruct(self, codegen: PyCodegen) -> None:
-        """Alive at a graph break (``enumerate(gen)`` between two ``next``), it is run to
-        its end in the graph and rebuilt over the items it had left, as a generator is
-        and as Dynamo rebuilds an enumerate."""
-        from minidynamo.symbolic_convert import current_tx
-        from minidynamo.variables.functions import rebuild_remaining, run_to_end
-
-        if self.remaining is None:
-            self.remaining = run_to_end(self, current_tx(), self.cls.__name__)
-        rebuild_remaining(codegen, self.remaining)
-
-
-def _call_map(
-    tx: InstructionTranslatorBase, fn: VariableTracker, *iterables: VariableTracker
-) -> VariableTracker:
-    rows = zip(*[lazy_items(tx, iterable) for iterable in iterables], strict=False)
-    return LazyIteratorVariable((fn.call_function(tx, list(row), {}) for row in rows), map)
-
-
-def _call_filter(
-    tx: InstructionTranslatorBase, fn: VariableTracker, iterable: VariableTracker
-) -> VariableTracker:
-    """The items whose ``fn(item)`` (or the item itself, for ``filter(None, ...)``) is true."""
-
-    def keep(item: VariableTracker) -> bool:
-        if is_constant_none(fn):
-            return item.truth(tx)
-        return fn.call_function(tx, [item], {}).truth(tx)
-
-    return LazyIteratorVariable((item for item in lazy_items(tx, iterable) if keep(item)), filter)
-
-
 def _call_sum(
     tx: InstructionTranslatorBase, iterable: VariableTracker, start: VariableTracker | None = None
 ) -> VariableTracker:
@@ -811,13 +671,13 @@ BUILTIN_HANDLERS: dict[Callable, Callable[..., VariableTracker]] = {
     collections.OrderedDict: _call_ordered_dict,
     collections.defaultdict: _call_defaultdict,
     collections.deque: _call_deque,
-    iter: _call_iter,
-    next: _call_next,
-    enumerate: _call_enumerate,
-    zip: _call_zip,
-    reversed: _call_reversed,
-    map: _call_map,
-    filter: _call_filter,
+    iter: call_iter,
+    next: call_next,
+    enumerate: call_enumerate,
+    zip: call_zip,
+    reversed: call_reversed,
+    map: call_map,
+    filter: call_filter,
     sum: _call_sum,
     abs: _call_abs,
     str: _text_of(str, "__str__"),

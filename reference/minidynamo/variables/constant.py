@@ -174,7 +174,7 @@ class ConstantVariable(VariableTracker):
     def method_iter(self, tx: InstructionTranslatorBase) -> VariableTracker:
         """A range's items are made as the loop asks for them: a long loop costs only
         the iterations the trace runs (its budget stops it early)."""
-        from minidynamo.variables.builtin import LazyIteratorVariable
+        from minidynamo.variables.builtin_iterators import LazyIteratorVariable
         from minidynamo.variables.lists import ListIteratorVariable
 
         if isinstance(self.value, range):

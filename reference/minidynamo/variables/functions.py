@@ -17,33 +17,28 @@ import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import torch
-import torch.fx
 from minidynamo import graph_break_registry as gb
 from minidynamo import trace_rules
 from minidynamo.bytecode import (
-    add_push_null,
     create_call_function_kw,
     create_dup_top,
     create_instruction,
     create_make_function,
     create_swap,
 )
-from minidynamo.exc import ObservedException, Unsupported, unimplemented
-from minidynamo.output_graph import is_inplace, target_name
+from minidynamo.exc import unimplemented
 from minidynamo.side_effects import DELETED
 from minidynamo.source import AttrSource, GetItemSource, GlobalSource
 from minidynamo.variables.base import VariableTracker
-from minidynamo.variables.constant import ConstantVariable, is_constant_none
+from minidynamo.variables.constant import ConstantVariable
 from minidynamo.variables.dicts import ConstDictVariable, MappingProxyVariable
-from minidynamo.variables.lists import IteratorVariable, TupleVariable
+from minidynamo.variables.generators import GeneratorVariable
+from minidynamo.variables.lists import TupleVariable
 from minidynamo.variables.misc import CellVariable
-from torch.multiprocessing.reductions import StorageWeakRef
 
 if TYPE_CHECKING:
     from minidynamo.codegen import PyCodegen
     from minidynamo.symbolic_convert import (
-        InliningGeneratorTranslator,
         InstructionTranslatorBase,
     )
     from torch._guards import Source
@@ -144,96 +139,6 @@ _READ_ATTRIBUTES = (
 )
 
 
-class GeneratorVariable(IteratorVariable):
-    """A generator object made in the traced code. Alive at a graph break, it is run to
-    its end in the graph and rebuilt as an iterator over the items it had left (as
-    Dynamo): `remaining`."""
-
-    def __init__(self, tx: InliningGeneratorTranslator) -> None:
-        super().__init__()
-        self.tx = tx
-        self.remaining: list[VariableTracker] | None = None
-
-    def __repr__(self) -> str:
-        return f"GeneratorVariable({self.tx.code.co_name})"
-
-    def python_type(self) -> type:
-        return types.GeneratorType
-
-    def is_new_object(self) -> bool:
-        return True
-
-    def reconstruct(self, codegen: PyCodegen) -> None:
-        """``iter((item, ...))``: the items it had left, computed by the graph."""
-        if self.remaining is None:
-            self.remaining = self.run_to_end()
-        rebuild_remaining(codegen, self.remaining)
-
-    def run_to_end(self) -> list[VariableTracker]:
-        return run_to_end(self, self.tx, self.tx.code.co_name)
-
-    def next_variable(self) -> VariableTracker | None:
-        return self.tx.resume()
-
-    def returned(self) -> VariableTracker:
-        """What the body returned (None until it has)."""
-        return self.tx.symbolic_result or ConstantVariable(None)
-
-    def finished(self, item: VariableTracker | None) -> VariableTracker:
-        """`item`, or StopIteration carrying the body's return value once it has returned."""
-        if item is None:
-            from minidynamo.variables.exceptions import ExceptionVariable
-
-            raise ObservedException(ExceptionVariable(StopIteration, [self.returned()]))
-        return item
-
-    def method_next(self, tx: InstructionTranslatorBase) -> VariableTracker:
-        return self.finished(self.tx.resume())
-
-    def method_send(self, tx: InstructionTranslatorBase, value: VariableTracker) -> VariableTracker:
-        return self.finished(self.tx.resume(sent=value))
-
-    def method_throw(
-        self,
-        tx: InstructionTranslatorBase,
-        value: VariableTracker,
-        instance: VariableTracker | None = None,
-        traceback: VariableTracker | None = None,
-    ) -> VariableTracker:
-        """``gen.throw(exc)``, or the older ``gen.throw(type, exc, tb)`` that contextlib
-        calls on CPython 3.10 and 3.11 (`instance` is the exception when it is not None)."""
-        from minidynamo.opcodes.exceptions import as_exception
-
-        if instance is not None and not is_constant_none(instance):
-            value = instance
-        return self.finished(self.tx.resume(thrown=ObservedException(as_exception(tx, value))))
-
-    def method_close(self, tx: InstructionTranslatorBase) -> VariableTracker:
-        """GeneratorExit raised at the paused yield; the generator must not yield again."""
-        from minidynamo.variables.exceptions import ExceptionVariable, raise_observed
-
-        if self.tx.paused_at is None or self.tx.done:
-            self.tx.done = True
-            return ConstantVariable(None)
-        try:
-            item = self.tx.resume(thrown=ObservedException(ExceptionVariable(GeneratorExit, [])))
-        except ObservedException as e:
-            if issubclass(e.exception.python_type(), (GeneratorExit, StopIteration)):
-                return ConstantVariable(None)
-            raise
-        if item is not None:
-            raise_observed(RuntimeError, "generator ignored GeneratorExit")
-        return ConstantVariable(None)
-
-
-def _storage(node: object) -> StorageWeakRef | None:
-    """The memory of the tensor a node computes (a view shares its base's)."""
-    example = node.meta.get("example_value") if isinstance(node, torch.fx.Node) else None
-    if isinstance(example, torch.Tensor):
-        return StorageWeakRef(example.untyped_storage())
-    return None
-
-
 def globals_source(tx: InstructionTranslatorBase, f_globals: dict) -> Any:
     """How LOAD_GLOBAL in a function with these globals is reached from the frame:
     directly, or through the function's module installed as ``__import_<module>``."""
@@ -246,50 +151,6 @@ def globals_source(tx: InstructionTranslatorBase, f_globals: dict) -> Any:
         return lambda name: None
     alias = tx.output.install_import(module, module.__name__)
     return lambda name: AttrSource(GlobalSource(alias), name)
-
-
-def rebuild_remaining(codegen: PyCodegen, items: list[VariableTracker]) -> None:
-    """``iter((item, ...))``: an iterator run to its end, rebuilt over its items."""
-    codegen.load_builtin(iter)
-    codegen.instructions[-1:] = add_push_null(codegen.instructions[-1:])
-    for item in items:
-        codegen(item)
-    codegen.build(tuple, len(items))
-    codegen.call(1)
-
-
-def run_to_end(
-    iterator: IteratorVariable, tx: InstructionTranslatorBase, name: str
-) -> list[VariableTracker]:
-    """The remaining items of `iterator` (a generator, or a lazy map/zip/enumerate over
-    one), traced now, before the instruction that breaks the graph; `name` is the code
-    the error names. That is only right if running them early changes nothing the
-    instruction or the code after it sees (Dynamo checks the objects, minidynamo tensors
-    in place too) and raises nothing: otherwise the frame runs in CPython."""
-    output = tx.output
-    before = set(output.graph.nodes)
-    output.side_effects.frozen = True
-    try:
-        items = iterator.unpack_var_sequence(tx)
-    except ObservedException as e:
-        unimplemented(
-            f"a generator run to its end at a graph break raises {e.exception!r}",
-            gb.GENERATOR_REBUILT_WITH_SIDE_EFFECTS,
-        )
-    finally:
-        output.side_effects.frozen = False
-    older = {_storage(node) for node in before} - {None}
-    for node in output.graph.nodes:
-        if node not in before and is_inplace(node) and _storage(node.args[0]) in older:
-            error = Unsupported(
-                "a generator run to its end at a graph break changes a tensor in place "
-                f"({target_name(node.target)})",
-                gb.GENERATOR_REBUILT_WITH_SIDE_EFFECTS,
-            )
-            file, line, text = node.meta["source_location"]
-            error.user_stack.append((file, line, name, text))
-            raise error
-    return items
 
 
 class UserFunctionVariable(BaseUserFunctionVariable):
