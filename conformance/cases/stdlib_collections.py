@@ -500,3 +500,23 @@ def dict_of_ordered_dict_subclass(x):
     out["hidden"] = x + 1
     plain = dict(out)
     return type(plain).__name__, list(plain), plain["logits"] - plain["hidden"]
+
+
+@case(tags=["stdlib", "fullgraph"], calls=[Call(T(3))], options={"fullgraph": True},
+      expect=one_graph("mul", "add"))  # fmt: skip
+def min_and_max_of_dict_views(x):
+    """min/max over a dict's values view and keys view compare the items."""
+    widths = {"small": 3, "tiny": 1, "large": 7}
+    return x * min(widths.values()) + len(max(widths.keys(), key=len))
+
+
+@case(tags=["stdlib", "fullgraph", "dynamo-divergence"], calls=[Call(T(3))],
+      options={"fullgraph": True}, expect=one_graph("mul", "add"))  # fmt: skip
+def set_pop_until_empty(x):
+    """``set.pop`` takes the item CPython's would (the set's table order), down to empty."""
+    pending = {3, 17, 1, 33}
+    pending.discard(17)
+    order = []
+    while pending:
+        order.append(pending.pop())
+    return x * order[0] + order[-1], order

@@ -40,7 +40,12 @@ from minidynamo.variables.constant import (
     fold,
 )
 from minidynamo.variables.descriptors import MethodDescriptorVariable, is_method_descriptor
-from minidynamo.variables.dicts import ConstDictVariable, SetVariable, constant_key
+from minidynamo.variables.dicts import (
+    ConstDictVariable,
+    DictViewVariable,
+    SetVariable,
+    constant_key,
+)
 from minidynamo.variables.lists import (
     BaseListVariable,
     IteratorVariable,
@@ -593,8 +598,10 @@ _TENSOR_EXTREMES: dict[Callable, Callable] = {max: torch.maximum, min: torch.min
 def _extreme_candidates(
     tx: InstructionTranslatorBase, args: list[VariableTracker]
 ) -> list[VariableTracker]:
-    """What ``min(*args)`` / ``max(*args)`` compares: the arguments, or the items of one."""
-    if len(args) == 1 and isinstance(args[0], (BaseListVariable, IteratorVariable)):
+    """What ``min(*args)`` / ``max(*args)`` compares: the arguments, or the items of one
+    (a list, an iterator, a set, a dict's keys/values view)."""
+    iterables = (BaseListVariable, IteratorVariable, SetVariable, DictViewVariable)
+    if len(args) == 1 and isinstance(args[0], iterables):
         return _iterate(tx, args[0])
     return list(args)
 

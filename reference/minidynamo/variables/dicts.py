@@ -469,6 +469,14 @@ class SetVariable(VariableTracker):
         self.values.remove(key)
         return ConstantVariable(None)
 
+    def method_pop(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        """The item CPython's ``set.pop`` takes: `values` is a real set of the same keys,
+        built and changed by the same steps, so its own ``pop`` picks the same one."""
+        check_mutable(tx, self)
+        if not self.values:
+            raise_observed(KeyError, "pop from an empty set")
+        return key_variable(self.values.pop())
+
 
 class FrozensetVariable(SetVariable):
     """A `frozenset`: a set without the methods that change it."""
