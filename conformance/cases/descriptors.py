@@ -539,3 +539,29 @@ def class_dict_read_by_key(x):
         ns.get("missing", 0),
         isinstance(shift, staticmethod),
     )
+
+
+class _Registered(type):
+    """A metaclass whose properties describe its classes."""
+
+    @property
+    def weight_names(cls):
+        return [name for name in vars(cls) if name.startswith("w_")]
+
+    @property
+    def size(cls):
+        return len(cls.weight_names)
+
+
+class _Layer(metaclass=_Registered):
+    w_in = 1
+    w_out = 2
+    size = 99  # the metaclass's property, a data descriptor, wins over this
+
+
+@case(tags=["descriptors", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+      expect=one_graph("mul", "add"))  # fmt: skip
+def metaclass_property_read_on_class(x):
+    """A property of the metaclass, read on the class, is inlined with the class as its
+    argument, before the class's own attribute of that name (type.__getattribute__)."""
+    return x * _Layer.size + len(_Layer.weight_names)

@@ -196,6 +196,25 @@ def read_cached_property(
     return value
 
 
+def _keeps_type_attribute(metaclass: type, name: str) -> bool:
+    """Whether `type`'s own attribute `name` (``__dict__``) is what a class of `metaclass`
+    has: no metaclass between them redefines it."""
+    return all(klass is type or name not in vars(klass) for klass in metaclass.__mro__[:-1])
+
+
+def _metaclass_property(metaclass: type, name: str) -> property | None:
+    """A user metaclass's property `name` with a getter (``Registry.names`` of
+    ``class Meta(type): @property def names(cls)``): read on the class, it wins over the
+    class's own attributes, as type.__getattribute__ gives data descriptors of the
+    metaclass precedence."""
+    for klass in metaclass.__mro__:
+        if klass is type or name not in vars(klass):
+            continue
+        found = vars(klass)[name]
+        return found if isinstance(found, property) and found.fget is not None else None
+    return None
+
+
 class UserDefinedClassVariable(VariableTracker):
     """A class object, e.g. in ``isinstance(x, MyClass)`` or ``MyClass.CONSTANT``."""
 
@@ -223,7 +242,7 @@ class UserDefinedClassVariable(VariableTracker):
             from minidynamo.builder import VariableBuilder
 
             return VariableBuilder(tx, source)(getattr(self.value, name))
-        if name == "__dict__" and type(self.value) in (type, abc.ABCMeta):
+        if name == "__dict__" and _keeps_type_attribute(type(self.value), name):
             from minidynamo.variables.class_dict import class_dict
 
             return class_dict(tx, self)
@@ -236,6 +255,11 @@ class UserDefinedClassVariable(VariableTracker):
             unimplemented(f"read of the class attribute {name!r} after `del`")
         if stored is not None:
             return stored
+        meta_property = _metaclass_property(type(self.value), name)
+        if meta_property is not None:  # a data descriptor of the metaclass comes first
+            from minidynamo.variables.functions import UserFunctionVariable
+
+            return UserFunctionVariable(meta_property.fget).call_function(tx, [self], {})
         try:
             attr = inspect.getattr_static(self.value, name)
         except AttributeError:
