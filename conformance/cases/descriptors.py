@@ -546,7 +546,7 @@ class _Registered(type):
 
     @property
     def weight_names(cls):
-        return [name for name in vars(cls) if name.startswith("w_")]
+        return [name for name in ("w_in", "w_mid", "w_out") if name in vars(cls)]
 
     @property
     def size(cls):
