@@ -570,3 +570,39 @@ def buffer_registered_on_new_module(x):
     holder = torch.nn.Identity()
     holder.register_buffer("offset", torch.ones(4))
     return holder(x) + holder.offset
+
+
+@case(tags=TAGS, calls=[Call(T(2, 3))], options=FULLGRAPH, expect=ONE)
+def new_module_list_of_new_modules(x):
+    """``nn.ModuleList([...])`` of modules made in the function, grown by ``insert`` and
+    ``extend`` and walked backwards: a list of new modules is an argument the generated
+    code can give again (before: non-constant arguments, raised under fullgraph)."""
+    layers = torch.nn.ModuleList([torch.nn.ReLU(), torch.nn.Sigmoid()])
+    layers.insert(1, torch.nn.Tanh())
+    layers.extend([torch.nn.Softsign()])
+    for layer in reversed(layers):
+        x = layer(x)
+    return x, len(layers)
+
+
+@case(tags=TAGS, calls=[Call(T(2, 3))], options=FULLGRAPH, expect=ONE)
+def new_module_dict_and_sequential_slice(x):
+    """``nn.ModuleDict({...})`` made in the function and a slice of a Sequential made in
+    the function (``Sequential.__getitem__`` makes ``Sequential(OrderedDict(...))``)."""
+    heads = torch.nn.ModuleDict({"relu": torch.nn.ReLU(), "tanh": torch.nn.Tanh()})
+    heads["gate"] = torch.nn.Sigmoid()
+    layers = torch.nn.Sequential(torch.nn.ReLU(), torch.nn.Tanh(), torch.nn.Sigmoid())
+    return [heads[k](x) for k in heads], layers[1:](x), layers[::2](x)
+
+
+@case(tags=TAGS, calls=[Call(T(2, 3))], options=FULLGRAPH, expect=ONE)
+def new_module_list_after_its_list_changed(x):
+    """The list a ModuleList was made from changes afterwards: the container holds the
+    modules it was made with, then the one appended to it."""
+    made_from = [torch.nn.ReLU()]
+    layers = torch.nn.ModuleList(made_from)
+    made_from.append(torch.nn.Tanh())
+    layers.append(torch.nn.Sigmoid())
+    for layer in layers:
+        x = layer(x)
+    return x, len(layers), len(made_from)

@@ -22,8 +22,9 @@ from minidynamo.exc import unimplemented
 from minidynamo.polyfills import nn_module as nn_module_polyfills
 from minidynamo.source import AttrSource, GetItemSource, GlobalSource
 from minidynamo.variables.base import NotConstant, VariableTracker
+from minidynamo.variables.collections_types import OrderedDictVariable
 from minidynamo.variables.constant import ConstantVariable
-from minidynamo.variables.dicts import ConstDictVariable
+from minidynamo.variables.dicts import ConstDictVariable, key_constant
 from minidynamo.variables.functions import inline_polyfill
 from minidynamo.variables.lists import ListIteratorVariable, ListVariable, TupleVariable
 from minidynamo.variables.misc import GetAttrVariable
@@ -398,10 +399,13 @@ def make_module(
     init = inspect.getattr_static(cls, "__init__")
     if not _is_torch_code(init):
         unimplemented(f"{cls.__qualname__}() made in the trace: its __init__ is user code")
-    if not all(_constant_or_new_module(a) for a in [*args, *kwargs.values()]):
+    try:
+        values = [_value_of(a) for a in args]
+        keywords = {k: _value_of(v) for k, v in kwargs.items()}
+    except NotConstant:
         unimplemented(f"{cls.__qualname__}() made in the trace with non-constant arguments")
-    values = [_value_of(a) for a in args]
-    keywords = {k: _value_of(v) for k, v in kwargs.items()}
+    args = [_frozen(a) for a in args]
+    kwargs = {k: _frozen(v) for k, v in kwargs.items()}
     rng = torch.get_rng_state()
     try:
         module = cls(*values, **keywords)
@@ -420,16 +424,32 @@ def make_module(
     return vt
 
 
-def _constant_or_new_module(value: VariableTracker) -> bool:
-    """A constructor argument the generated code can give again: a constant, or a module
-    made in the trace itself (``nn.Sequential(nn.ReLU(), nn.Flatten())``)."""
-    return value.is_python_constant() or isinstance(value, NewNNModuleVariable)
-
-
 def _value_of(value: VariableTracker) -> object:
+    """A constructor argument the generated code can give again, as the constructor gets
+    it: a constant, a module made in the trace itself (``nn.Sequential(nn.ReLU())``), or a
+    list, tuple or dict of those (``nn.ModuleList([...])``, ``nn.ModuleDict({...})``,
+    ``nn.Sequential(OrderedDict(...))``); anything else raises NotConstant."""
     if isinstance(value, NewNNModuleVariable):
         return value.value
-    return value.as_python_constant()
+    if value.is_python_constant():
+        return value.as_python_constant()
+    if type(value) in (ListVariable, TupleVariable):
+        items = [_value_of(item) for item in value.items]
+        return value.python_type()(items)
+    if type(value) in (ConstDictVariable, OrderedDictVariable):
+        entries = {key_constant(k): _value_of(v) for k, v in value.items.items()}
+        return value.python_type()(entries)
+    raise NotConstant
+
+
+def _frozen(value: VariableTracker) -> VariableTracker:
+    """A container argument as the constructor got it: the generated code gives these
+    contents again even where the traced code changes the container afterwards."""
+    if type(value) in (ListVariable, TupleVariable):
+        return TupleVariable([_frozen(item) for item in value.items])
+    if type(value) in (ConstDictVariable, OrderedDictVariable):
+        return type(value)({k: _frozen(v) for k, v in value.items.items()})
+    return value
 
 
 def _empty_like_arguments(
