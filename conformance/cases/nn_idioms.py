@@ -606,3 +606,26 @@ def new_module_list_after_its_list_changed(x):
     for layer in layers:
         x = layer(x)
     return x, len(layers), len(made_from)
+
+
+@case(tags=TAGS, calls=[Call(T(2, 3))], options=FULLGRAPH, expect=ONE)
+def new_sequential_del_and_pop(x):
+    """``del seq[0]``, ``del seq[1:]`` and ``seq.pop(0)`` on Sequentials made in the
+    function: `nn.Module.__delattr__` drops the submodule from ``_modules``, which
+    ``Sequential.__delitem__`` then stores renumbered (before: raised under fullgraph)."""
+    first = torch.nn.Sequential(torch.nn.ReLU(), torch.nn.Tanh(), torch.nn.Sigmoid())
+    del first[0]
+    second = torch.nn.Sequential(torch.nn.ReLU(), torch.nn.Tanh(), torch.nn.Sigmoid())
+    del second[1:]
+    third = torch.nn.Sequential(torch.nn.Softsign(), torch.nn.Tanh())
+    popped = third.pop(0)
+    return first(x), second(x), third(x) + popped(x), len(first), list(first._modules)
+
+
+@case(tags=TAGS, calls=[Call(T(2, 3))], options=FULLGRAPH, expect=ONE)
+def new_sequential_del_returned(x):
+    """The Sequential a submodule was deleted from leaves the frame: made again, then
+    given the renumbered ``_modules`` the trace stored."""
+    layers = torch.nn.Sequential(torch.nn.ReLU(), torch.nn.Tanh(), torch.nn.Sigmoid())
+    del layers[0]
+    return layers(x), layers

@@ -320,9 +320,25 @@ class NewNNModuleVariable(NNModuleVariable):
     def changed_registry(
         self, tx: InstructionTranslatorBase, registry: str
     ) -> ConstDictVariable | None:
-        """The registry as the trace holds it, once read."""
+        """The registry as the trace holds it, once read or replaced (Sequential's
+        ``__delitem__`` stores a renumbered ``_modules``)."""
+        stored = tx.output.side_effects.load_attr(self, registry)
+        if isinstance(stored, ConstDictVariable):
+            return stored
         read = self.registries.get(registry)
         return None if read is None else read[0]
+
+    def delete_attr(self, tx: InstructionTranslatorBase, name: str) -> None:
+        """``del m.name`` (``del seq[0]``): `nn.Module.__delattr__` drops a parameter or
+        submodule from its registry."""
+        for registry in ("_parameters", "_modules"):
+            entries = self.var_getattr(tx, registry)
+            if isinstance(entries, ConstDictVariable) and name in entries.keys():
+                entries.call_method(tx, "__delitem__", [ConstantVariable(name)], {})
+                return
+        unimplemented(
+            f"del of {type(self.value).__qualname__}.{name}, not a parameter or submodule"
+        )
 
     def store_attr(self, tx: InstructionTranslatorBase, name: str, value: VariableTracker) -> None:
         """``m.head = nn.Tanh()``: `nn.Module.__setattr__` files a submodule in
@@ -336,7 +352,7 @@ class NewNNModuleVariable(NNModuleVariable):
     def reconstruct(self, codegen: PyCodegen) -> None:
         cls_vt, args, kwargs = self.made_by
         attributes = codegen.output.side_effects.new_object_attributes(self)
-        attributes += self.added_submodules()
+        attributes += self.added_submodules({name for name, _ in attributes})
         codegen.load_installed("__import_remake_module", remake_module, push_null=True)
         codegen(cls_vt)
         for arg in args:
@@ -352,13 +368,16 @@ class NewNNModuleVariable(NNModuleVariable):
         codegen.build(dict, len(attributes))
         codegen.call(4)
 
-    def added_submodules(self) -> list[tuple[str, VariableTracker]]:
+    def added_submodules(self, stored: set[str]) -> list[tuple[str, VariableTracker]]:
         """The submodules the trace added (``add_module``, ``m.head = ...``), which the
         generated code stores again, in order, through `nn.Module.__setattr__`; any
         other change to a registry cannot be made again from the constructor's
-        arguments: the trace stops."""
+        arguments: the trace stops. A registry in `stored` (attribute names the trace
+        stored) is given again whole, as that attribute."""
         added: list[tuple[str, VariableTracker]] = []
         for registry, (vt, pairs) in self.registries.items():
+            if registry in stored:
+                continue  # stored whole, as an attribute, before these are added
             now = list(vt.items.items())
             kept = len(now) >= len(pairs) and all(
                 k == k0 and v is v0
