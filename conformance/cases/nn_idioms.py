@@ -629,3 +629,14 @@ def new_sequential_del_returned(x):
     layers = torch.nn.Sequential(torch.nn.ReLU(), torch.nn.Tanh(), torch.nn.Sigmoid())
     del layers[0]
     return layers(x), layers
+
+
+@case(tags=TAGS, calls=[Call(T(2, 3))], options=FULLGRAPH, expect=ONE)
+def new_sequential_submodule_replaced_returned(x):
+    """``seq[1] = nn.Sigmoid()`` on a Sequential made in the function, which leaves the
+    frame: made again, then the replacement stored at its place (before: the trace
+    stopped, the function ran eagerly)."""
+    layers = torch.nn.Sequential(torch.nn.ReLU(), torch.nn.Tanh())
+    layers[1] = torch.nn.Sigmoid()
+    layers.append(torch.nn.Softsign())
+    return layers(x), layers

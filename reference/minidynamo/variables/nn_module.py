@@ -369,22 +369,28 @@ class NewNNModuleVariable(NNModuleVariable):
         codegen.call(4)
 
     def added_submodules(self, stored: set[str]) -> list[tuple[str, VariableTracker]]:
-        """The submodules the trace added (``add_module``, ``m.head = ...``), which the
-        generated code stores again, in order, through `nn.Module.__setattr__`; any
-        other change to a registry cannot be made again from the constructor's
-        arguments: the trace stops. A registry in `stored` (attribute names the trace
-        stored) is given again whole, as that attribute."""
+        """The submodules the trace added or replaced (``add_module``, ``m.head = ...``,
+        ``seq[1] = ...``), which the generated code stores again, in order, through
+        `nn.Module.__setattr__`; any other change to a registry cannot be made again
+        from the constructor's arguments: the trace stops. A registry in `stored`
+        (attribute names the trace stored) is given again whole, as that attribute."""
         added: list[tuple[str, VariableTracker]] = []
         for registry, (vt, pairs) in self.registries.items():
             if registry in stored:
                 continue  # stored whole, as an attribute, before these are added
             now = list(vt.items.items())
-            kept = len(now) >= len(pairs) and all(
-                k == k0 and v is v0
-                for (k, v), (k0, v0) in zip(now[: len(pairs)], pairs, strict=True)
-            )
-            if kept and (registry == "_modules" or len(now) == len(pairs)):
-                added += now[len(pairs) :]
+            keys_kept = [k for k, _ in now[: len(pairs)]] == [k for k, _ in pairs]
+            # A submodule replaced in place (``seq[1] = nn.GELU()``) keeps its position
+            # when stored again, as `nn.Module.__setattr__` replaces it in ``_modules``.
+            replaced = [
+                (k, v)
+                for (k, v), (_, v0) in zip(now[: len(pairs)], pairs, strict=keys_kept)
+                if v is not v0
+            ]
+            if keys_kept and registry == "_modules":
+                added += replaced + now[len(pairs) :]
+                continue
+            if keys_kept and len(now) == len(pairs) and not replaced:
                 continue
             unimplemented(
                 f"{type(self.value).__qualname__}() made in the trace, whose {registry} "
