@@ -127,7 +127,13 @@ class NNModuleVariable(UserDefinedObjectVariable):
 
     def store_attr(self, tx: InstructionTranslatorBase, name: str, value: VariableTracker) -> None:
         """Replayed through `nn.Module.__setattr__`, which files a tensor, a parameter or
-        a submodule in its registry; the trace reads the stored value back."""
+        a submodule in its registry; the trace reads the stored value back. Storing a
+        submodule guards the keys of ``_modules``, as Dynamo, which traces
+        ``_modules[name] = value``, guards its length: a module that gained the
+        submodule (``self.act = nn.GELU()`` in forward) compiles again once."""
+        if isinstance(value, NNModuleVariable) and self.source is not None:
+            modules = AttrSource(self.source, "_modules")
+            tx.output.guards.add_dict_keys(modules, self.value._modules)
         tx.output.side_effects.store_attr(self, name, value)
 
     def call_method(
