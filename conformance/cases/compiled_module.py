@@ -430,3 +430,24 @@ def compiled_module_with_lazy_linear():
     argument's shape, as its own first call would make them; it is a Linear from then on
     (its type guard names Linear), so the second call hits the cache."""
     return LazyHead()
+
+
+class ActivationChosenInForward(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(3, 3)
+
+    def forward(self, x):
+        self.act = nn.GELU()
+        return self.act(self.proj(x))
+
+
+@case(tags=["compiled-module", "nn-module", "recompiles"],
+      calls=[Call(T(2, 3)), Call(T(2, 3)), Call(T(2, 3))], factory=True,
+      expect=Expect(frames=2, graphs=2))  # fmt: skip
+def compiled_module_submodule_assigned_in_forward():
+    """``self.act = nn.GELU()`` in forward: storing a submodule guards the keys of
+    ``_modules``, as Dynamo guards its length, so the module that gained ``act``
+    compiles once more and then hits the cache (before: one graph, against Dynamo's
+    two)."""
+    return ActivationChosenInForward()

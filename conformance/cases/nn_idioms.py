@@ -570,3 +570,73 @@ def buffer_registered_on_new_module(x):
     holder = torch.nn.Identity()
     holder.register_buffer("offset", torch.ones(4))
     return holder(x) + holder.offset
+
+
+@case(tags=TAGS, calls=[Call(T(2, 3))], options=FULLGRAPH, expect=ONE)
+def new_module_list_of_new_modules(x):
+    """``nn.ModuleList([...])`` of modules made in the function, grown by ``insert`` and
+    ``extend`` and walked backwards: a list of new modules is an argument the generated
+    code can give again (before: non-constant arguments, raised under fullgraph)."""
+    layers = torch.nn.ModuleList([torch.nn.ReLU(), torch.nn.Sigmoid()])
+    layers.insert(1, torch.nn.Tanh())
+    layers.extend([torch.nn.Softsign()])
+    for layer in reversed(layers):
+        x = layer(x)
+    return x, len(layers)
+
+
+@case(tags=TAGS, calls=[Call(T(2, 3))], options=FULLGRAPH, expect=ONE)
+def new_module_dict_and_sequential_slice(x):
+    """``nn.ModuleDict({...})`` made in the function and a slice of a Sequential made in
+    the function (``Sequential.__getitem__`` makes ``Sequential(OrderedDict(...))``)."""
+    heads = torch.nn.ModuleDict({"relu": torch.nn.ReLU(), "tanh": torch.nn.Tanh()})
+    heads["gate"] = torch.nn.Sigmoid()
+    layers = torch.nn.Sequential(torch.nn.ReLU(), torch.nn.Tanh(), torch.nn.Sigmoid())
+    return [heads[k](x) for k in heads], layers[1:](x), layers[::2](x)
+
+
+@case(tags=TAGS, calls=[Call(T(2, 3))], options=FULLGRAPH, expect=ONE)
+def new_module_list_after_its_list_changed(x):
+    """The list a ModuleList was made from changes afterwards: the container holds the
+    modules it was made with, then the one appended to it."""
+    made_from = [torch.nn.ReLU()]
+    layers = torch.nn.ModuleList(made_from)
+    made_from.append(torch.nn.Tanh())
+    layers.append(torch.nn.Sigmoid())
+    for layer in layers:
+        x = layer(x)
+    return x, len(layers), len(made_from)
+
+
+@case(tags=TAGS, calls=[Call(T(2, 3))], options=FULLGRAPH, expect=ONE)
+def new_sequential_del_and_pop(x):
+    """``del seq[0]``, ``del seq[1:]`` and ``seq.pop(0)`` on Sequentials made in the
+    function: `nn.Module.__delattr__` drops the submodule from ``_modules``, which
+    ``Sequential.__delitem__`` then stores renumbered (before: raised under fullgraph)."""
+    first = torch.nn.Sequential(torch.nn.ReLU(), torch.nn.Tanh(), torch.nn.Sigmoid())
+    del first[0]
+    second = torch.nn.Sequential(torch.nn.ReLU(), torch.nn.Tanh(), torch.nn.Sigmoid())
+    del second[1:]
+    third = torch.nn.Sequential(torch.nn.Softsign(), torch.nn.Tanh())
+    popped = third.pop(0)
+    return first(x), second(x), third(x) + popped(x), len(first), list(first._modules)
+
+
+@case(tags=TAGS, calls=[Call(T(2, 3))], options=FULLGRAPH, expect=ONE)
+def new_sequential_del_returned(x):
+    """The Sequential a submodule was deleted from leaves the frame: made again, then
+    given the renumbered ``_modules`` the trace stored."""
+    layers = torch.nn.Sequential(torch.nn.ReLU(), torch.nn.Tanh(), torch.nn.Sigmoid())
+    del layers[0]
+    return layers(x), layers
+
+
+@case(tags=TAGS, calls=[Call(T(2, 3))], options=FULLGRAPH, expect=ONE)
+def new_sequential_submodule_replaced_returned(x):
+    """``seq[1] = nn.Sigmoid()`` on a Sequential made in the function, which leaves the
+    frame: made again, then the replacement stored at its place (before: the trace
+    stopped, the function ran eagerly)."""
+    layers = torch.nn.Sequential(torch.nn.ReLU(), torch.nn.Tanh())
+    layers[1] = torch.nn.Sigmoid()
+    layers.append(torch.nn.Softsign())
+    return layers(x), layers

@@ -22,8 +22,9 @@ from minidynamo.exc import unimplemented
 from minidynamo.polyfills import nn_module as nn_module_polyfills
 from minidynamo.source import AttrSource, GetItemSource, GlobalSource
 from minidynamo.variables.base import NotConstant, VariableTracker
+from minidynamo.variables.collections_types import OrderedDictVariable
 from minidynamo.variables.constant import ConstantVariable
-from minidynamo.variables.dicts import ConstDictVariable
+from minidynamo.variables.dicts import ConstDictVariable, key_constant
 from minidynamo.variables.functions import inline_polyfill
 from minidynamo.variables.lists import ListIteratorVariable, ListVariable, TupleVariable
 from minidynamo.variables.misc import GetAttrVariable
@@ -126,7 +127,13 @@ class NNModuleVariable(UserDefinedObjectVariable):
 
     def store_attr(self, tx: InstructionTranslatorBase, name: str, value: VariableTracker) -> None:
         """Replayed through `nn.Module.__setattr__`, which files a tensor, a parameter or
-        a submodule in its registry; the trace reads the stored value back."""
+        a submodule in its registry; the trace reads the stored value back. Storing a
+        submodule guards the keys of ``_modules``, as Dynamo, which traces
+        ``_modules[name] = value``, guards its length: a module that gained the
+        submodule (``self.act = nn.GELU()`` in forward) compiles again once."""
+        if isinstance(value, NNModuleVariable) and self.source is not None:
+            modules = AttrSource(self.source, "_modules")
+            tx.output.guards.add_dict_keys(modules, self.value._modules)
         tx.output.side_effects.store_attr(self, name, value)
 
     def call_method(
@@ -319,9 +326,25 @@ class NewNNModuleVariable(NNModuleVariable):
     def changed_registry(
         self, tx: InstructionTranslatorBase, registry: str
     ) -> ConstDictVariable | None:
-        """The registry as the trace holds it, once read."""
+        """The registry as the trace holds it, once read or replaced (Sequential's
+        ``__delitem__`` stores a renumbered ``_modules``)."""
+        stored = tx.output.side_effects.load_attr(self, registry)
+        if isinstance(stored, ConstDictVariable):
+            return stored
         read = self.registries.get(registry)
         return None if read is None else read[0]
+
+    def delete_attr(self, tx: InstructionTranslatorBase, name: str) -> None:
+        """``del m.name`` (``del seq[0]``): `nn.Module.__delattr__` drops a parameter or
+        submodule from its registry."""
+        for registry in ("_parameters", "_modules"):
+            entries = self.var_getattr(tx, registry)
+            if isinstance(entries, ConstDictVariable) and name in entries.keys():
+                entries.call_method(tx, "__delitem__", [ConstantVariable(name)], {})
+                return
+        unimplemented(
+            f"del of {type(self.value).__qualname__}.{name}, not a parameter or submodule"
+        )
 
     def store_attr(self, tx: InstructionTranslatorBase, name: str, value: VariableTracker) -> None:
         """``m.head = nn.Tanh()``: `nn.Module.__setattr__` files a submodule in
@@ -335,7 +358,7 @@ class NewNNModuleVariable(NNModuleVariable):
     def reconstruct(self, codegen: PyCodegen) -> None:
         cls_vt, args, kwargs = self.made_by
         attributes = codegen.output.side_effects.new_object_attributes(self)
-        attributes += self.added_submodules()
+        attributes += self.added_submodules({name for name, _ in attributes})
         codegen.load_installed("__import_remake_module", remake_module, push_null=True)
         codegen(cls_vt)
         for arg in args:
@@ -351,20 +374,29 @@ class NewNNModuleVariable(NNModuleVariable):
         codegen.build(dict, len(attributes))
         codegen.call(4)
 
-    def added_submodules(self) -> list[tuple[str, VariableTracker]]:
-        """The submodules the trace added (``add_module``, ``m.head = ...``), which the
-        generated code stores again, in order, through `nn.Module.__setattr__`; any
-        other change to a registry cannot be made again from the constructor's
-        arguments: the trace stops."""
+    def added_submodules(self, stored: set[str]) -> list[tuple[str, VariableTracker]]:
+        """The submodules the trace added or replaced (``add_module``, ``m.head = ...``,
+        ``seq[1] = ...``), which the generated code stores again, in order, through
+        `nn.Module.__setattr__`; any other change to a registry cannot be made again
+        from the constructor's arguments: the trace stops. A registry in `stored`
+        (attribute names the trace stored) is given again whole, as that attribute."""
         added: list[tuple[str, VariableTracker]] = []
         for registry, (vt, pairs) in self.registries.items():
+            if registry in stored:
+                continue  # stored whole, as an attribute, before these are added
             now = list(vt.items.items())
-            kept = len(now) >= len(pairs) and all(
-                k == k0 and v is v0
-                for (k, v), (k0, v0) in zip(now[: len(pairs)], pairs, strict=True)
-            )
-            if kept and (registry == "_modules" or len(now) == len(pairs)):
-                added += now[len(pairs) :]
+            keys_kept = [k for k, _ in now[: len(pairs)]] == [k for k, _ in pairs]
+            # A submodule replaced in place (``seq[1] = nn.GELU()``) keeps its position
+            # when stored again, as `nn.Module.__setattr__` replaces it in ``_modules``.
+            replaced = [
+                (k, v)
+                for (k, v), (_, v0) in zip(now[: len(pairs)], pairs, strict=keys_kept)
+                if v is not v0
+            ]
+            if keys_kept and registry == "_modules":
+                added += replaced + now[len(pairs) :]
+                continue
+            if keys_kept and len(now) == len(pairs) and not replaced:
                 continue
             unimplemented(
                 f"{type(self.value).__qualname__}() made in the trace, whose {registry} "
@@ -398,10 +430,13 @@ def make_module(
     init = inspect.getattr_static(cls, "__init__")
     if not _is_torch_code(init):
         unimplemented(f"{cls.__qualname__}() made in the trace: its __init__ is user code")
-    if not all(_constant_or_new_module(a) for a in [*args, *kwargs.values()]):
+    try:
+        values = [_value_of(a) for a in args]
+        keywords = {k: _value_of(v) for k, v in kwargs.items()}
+    except NotConstant:
         unimplemented(f"{cls.__qualname__}() made in the trace with non-constant arguments")
-    values = [_value_of(a) for a in args]
-    keywords = {k: _value_of(v) for k, v in kwargs.items()}
+    args = [_frozen(a) for a in args]
+    kwargs = {k: _frozen(v) for k, v in kwargs.items()}
     rng = torch.get_rng_state()
     try:
         module = cls(*values, **keywords)
@@ -420,16 +455,32 @@ def make_module(
     return vt
 
 
-def _constant_or_new_module(value: VariableTracker) -> bool:
-    """A constructor argument the generated code can give again: a constant, or a module
-    made in the trace itself (``nn.Sequential(nn.ReLU(), nn.Flatten())``)."""
-    return value.is_python_constant() or isinstance(value, NewNNModuleVariable)
-
-
 def _value_of(value: VariableTracker) -> object:
+    """A constructor argument the generated code can give again, as the constructor gets
+    it: a constant, a module made in the trace itself (``nn.Sequential(nn.ReLU())``), or a
+    list, tuple or dict of those (``nn.ModuleList([...])``, ``nn.ModuleDict({...})``,
+    ``nn.Sequential(OrderedDict(...))``); anything else raises NotConstant."""
     if isinstance(value, NewNNModuleVariable):
         return value.value
-    return value.as_python_constant()
+    if value.is_python_constant():
+        return value.as_python_constant()
+    if type(value) in (ListVariable, TupleVariable):
+        items = [_value_of(item) for item in value.items]
+        return value.python_type()(items)
+    if type(value) in (ConstDictVariable, OrderedDictVariable):
+        entries = {key_constant(k): _value_of(v) for k, v in value.items.items()}
+        return value.python_type()(entries)
+    raise NotConstant
+
+
+def _frozen(value: VariableTracker) -> VariableTracker:
+    """A container argument as the constructor got it: the generated code gives these
+    contents again even where the traced code changes the container afterwards."""
+    if type(value) in (ListVariable, TupleVariable):
+        return TupleVariable([_frozen(item) for item in value.items])
+    if type(value) in (ConstDictVariable, OrderedDictVariable):
+        return type(value)({k: _frozen(v) for k, v in value.items.items()})
+    return value
 
 
 def _empty_like_arguments(
