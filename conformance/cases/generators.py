@@ -454,3 +454,31 @@ def generator_over_list_alive_at_break(xs):
     a = next(g)
     print("between")
     return a + next(g)
+
+
+def scaled(x):
+    for i in range(3):
+        yield x * i
+
+
+@case(tags=["generators", "graph-breaks", "builtins"], calls=[Call(T(3))],
+      expect=Expect(frames=4, graphs=3))  # fmt: skip
+def map_over_generator_alive_at_break(x):
+    """A ``map`` alive at a print is made again over its function and the generator's
+    items (the generator run to its end): the lambda runs after the print, in CPython,
+    and its own frame is compiled, as in Dynamo (``sum`` of a map object breaks)."""
+    it = map(lambda t: t + 1, scaled(x))
+    a = next(it)
+    print("between")
+    return a + sum(it)
+
+
+@case(tags=["generators", "graph-breaks", "builtins"], calls=[Call(T(3))],
+      expect=Expect(frames=1, graphs=1))  # fmt: skip
+def zip_of_generator_and_list_alive_at_break(x):
+    """A ``zip`` alive at a print is made again over its iterators: after the print the
+    frame iterates a zip object, which it cannot trace, so it runs eagerly, as in Dynamo."""
+    it = zip(scaled(x), [1, 2, 3], strict=False)
+    a, k = next(it)
+    print("between")
+    return a * k + sum(v * w for v, w in it)
