@@ -427,3 +427,58 @@ def enumerate_over_generator_alive_at_break(x):
     print("between")
     b = next(pairs)
     return a[1] + b[1] * b[0]
+
+
+@case(tags=["generators", "graph-breaks", "control-flow"], calls=[Call(T(3))],
+      expect=Expect(frames=0, graphs=0))  # fmt: skip
+def any_of_generator_branching_on_tensor(x):
+    """``any`` breaks on a tensor's truth inside its loop: the generator, alive at that
+    break, would have to be run to its end first, stepping the list iterator it reads
+    (a change, as Dynamo counts them): the frame runs eagerly, as in Dynamo."""
+    if any(v.sum() > 0 for v in [x, -x]):
+        return x + 1
+    return x - 1
+
+
+def yield_each(xs):
+    for v in xs:
+        yield v * 2
+
+
+@case(tags=["generators", "graph-breaks"], calls=[Call([T(3), T(3)])],
+      expect=Expect(frames=0, graphs=0))  # fmt: skip
+def generator_over_list_alive_at_break(xs):
+    """A generator stepping through a list, alive at a print: running it to its end
+    steps the list iterator, so the frame runs eagerly, as in Dynamo."""
+    g = yield_each(xs)
+    a = next(g)
+    print("between")
+    return a + next(g)
+
+
+def scaled(x):
+    for i in range(3):
+        yield x * i
+
+
+@case(tags=["generators", "graph-breaks", "builtins"], calls=[Call(T(3))],
+      expect=Expect(frames=4, graphs=3))  # fmt: skip
+def map_over_generator_alive_at_break(x):
+    """A ``map`` alive at a print is made again over its function and the generator's
+    items (the generator run to its end): the lambda runs after the print, in CPython,
+    and its own frame is compiled, as in Dynamo (``sum`` of a map object breaks)."""
+    it = map(lambda t: t + 1, scaled(x))
+    a = next(it)
+    print("between")
+    return a + sum(it)
+
+
+@case(tags=["generators", "graph-breaks", "builtins"], calls=[Call(T(3))],
+      expect=Expect(frames=1, graphs=1))  # fmt: skip
+def zip_of_generator_and_list_alive_at_break(x):
+    """A ``zip`` alive at a print is made again over its iterators: after the print the
+    frame iterates a zip object, which it cannot trace, so it runs eagerly, as in Dynamo."""
+    it = zip(scaled(x), [1, 2, 3], strict=False)
+    a, k = next(it)
+    print("between")
+    return a * k + sum(v * w for v, w in it)

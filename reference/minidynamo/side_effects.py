@@ -62,11 +62,7 @@ class SideEffects:
     def note_mutation(self, vt: VariableTracker | None) -> None:
         """`vt` (None: a global) is about to change. An object with a source existed
         before the trace, even if the function read it first."""
-        if self.frozen:
-            unimplemented(
-                f"a generator run to its end at a graph break changes {vt!r}",
-                gb.GENERATOR_REBUILT_WITH_SIDE_EFFECTS,
-            )
+        self.note_mutation_of_new(vt)
         if self.speculation_start is not None and (
             vt is None
             or vt.source is not None
@@ -75,6 +71,16 @@ class SideEffects:
             unimplemented(
                 "a higher-order op's function changes an object from outside it",
                 gb.HIGHER_ORDER_SIDE_EFFECT,
+            )
+
+    def note_mutation_of_new(self, vt: VariableTracker | None) -> None:
+        """`vt`, made by the trace, is about to change: only a generator run to its end at
+        a graph break may change nothing (Dynamo's "Generator reconstruction with
+        mutations" counts objects made by the trace too, e.g. a list iterator it steps)."""
+        if self.frozen:
+            unimplemented(
+                f"a generator run to its end at a graph break changes {vt!r}",
+                gb.GENERATOR_REBUILT_WITH_SIDE_EFFECTS,
             )
 
     def __bool__(self) -> bool:

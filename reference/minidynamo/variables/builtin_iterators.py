@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, NoReturn
 
+from minidynamo.bytecode import add_push_null
 from minidynamo.exc import unimplemented
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable, is_constant_none
@@ -86,7 +87,8 @@ def call_zip(
                 row.append(item)
             yield TupleVariable(row)
 
-    return LazyIteratorVariable(rows(), zip)
+    # ``zip(..., strict=True)`` is run to its end at a break instead: it needs a keyword.
+    return LazyIteratorVariable(rows(), zip, arguments=None if check else iterators)
 
 
 def zip_length_error(index: int, relation: str) -> NoReturn:
@@ -105,14 +107,19 @@ def lazy_items(
 ) -> Iterator[VariableTracker]:
     """The items one at a time: a generator's body runs between the consumer's steps,
     so the graph interleaves their operations as Dynamo's does."""
-    iterator = call_iter(tx, iterable)
+    return items_of(call_iter(tx, iterable))
+
+
+def items_of(iterator: VariableTracker) -> Iterator[VariableTracker]:
+    """`iterator`'s items, one at a time, as the consumer asks for them."""
     while (item := iterator.next_variable()) is not None:
         yield item
 
 
 class LazyIteratorVariable(IteratorVariable):
     """The iterator `map`, `filter` and `zip` return (`cls`): items made as they are
-    asked for. A range's iterator also knows how many are left (`length_hint`)."""
+    asked for. A range's iterator also knows how many are left (`length_hint`).
+    `arguments`, where known, rebuild it as ``cls(*arguments)`` at a graph break."""
 
     def __init__(
         self,
@@ -120,11 +127,13 @@ class LazyIteratorVariable(IteratorVariable):
         cls: type,
         *,
         length_hint: Callable[[], int] | None = None,
+        arguments: list[VariableTracker] | None = None,
     ) -> None:
         super().__init__()
         self.items = items
         self.cls = cls
         self.length_hint = length_hint
+        self.arguments = arguments
         self.remaining: list[VariableTracker] | None = None  # run to its end at a break
 
     def method_length_hint(self, tx: InstructionTranslatorBase) -> VariableTracker:
@@ -142,12 +151,22 @@ class LazyIteratorVariable(IteratorVariable):
         return True
 
     def reconstruct(self, codegen: PyCodegen) -> None:
-        """Alive at a graph break (``enumerate(gen)`` between two ``next``), it is run to
-        its end in the graph and rebuilt over the items it had left, as a generator is
-        and as Dynamo rebuilds an enumerate."""
+        """Alive at a graph break, a ``map``, ``filter`` or ``zip`` is made again over its
+        function and iterators (a generator among them run to its end), so that the
+        function runs after the break, in CPython, as Dynamo rebuilds them. Another
+        (``enumerate(gen)`` between two ``next``) is run to its end in the graph and
+        rebuilt over the items it had left, as a generator is and as Dynamo rebuilds an
+        enumerate."""
         from minidynamo.symbolic_convert import current_tx
         from minidynamo.variables.generators import rebuild_remaining, run_to_end
 
+        if self.arguments is not None:
+            codegen.load_builtin(self.cls)
+            codegen.instructions[-1:] = add_push_null(codegen.instructions[-1:])
+            for argument in self.arguments:
+                codegen(argument)
+            codegen.call(len(self.arguments))
+            return
         if self.remaining is None:
             self.remaining = run_to_end(self, current_tx(), self.cls.__name__)
         rebuild_remaining(codegen, self.remaining)
@@ -156,8 +175,10 @@ class LazyIteratorVariable(IteratorVariable):
 def call_map(
     tx: InstructionTranslatorBase, fn: VariableTracker, *iterables: VariableTracker
 ) -> VariableTracker:
-    rows = zip(*[lazy_items(tx, iterable) for iterable in iterables], strict=False)
-    return LazyIteratorVariable((fn.call_function(tx, list(row), {}) for row in rows), map)
+    iterators = [call_iter(tx, iterable) for iterable in iterables]
+    rows = zip(*[items_of(iterator) for iterator in iterators], strict=False)
+    results = (fn.call_function(tx, list(row), {}) for row in rows)
+    return LazyIteratorVariable(results, map, arguments=[fn, *iterators])
 
 
 def call_filter(
@@ -170,4 +191,6 @@ def call_filter(
             return item.truth(tx)
         return fn.call_function(tx, [item], {}).truth(tx)
 
-    return LazyIteratorVariable((item for item in lazy_items(tx, iterable) if keep(item)), filter)
+    iterator = call_iter(tx, iterable)
+    kept = (item for item in items_of(iterator) if keep(item))
+    return LazyIteratorVariable(kept, filter, arguments=[fn, iterator])

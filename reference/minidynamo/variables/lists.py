@@ -499,10 +499,16 @@ class ListIteratorVariable(IteratorVariable):
         return self.kind or type(iter([]))
 
     def advance(self, index: int) -> None:
-        if self.source is not None and index > self.index:
+        if index > self.index:
             from minidynamo.symbolic_convert import current_tx
 
-            current_tx().output.side_effects.advance_iterator(self)
+            side_effects = current_tx().output.side_effects
+            if self.source is not None:
+                side_effects.advance_iterator(self)
+            else:
+                # Taking an item changes the iterator even where the trace made it: a
+                # generator run to its end at a graph break may not (as Dynamo's).
+                side_effects.note_mutation_of_new(self)
         self.index = index
 
     def method_length_hint(self, tx: InstructionTranslatorBase) -> VariableTracker:
