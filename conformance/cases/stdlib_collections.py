@@ -510,12 +510,15 @@ def min_and_max_of_dict_views(x):
     return x * min(widths.values()) + len(max(widths.keys(), key=len))
 
 
-@case(tags=["stdlib", "fullgraph", "dynamo-divergence"], calls=[Call(T(3))],
-      options={"fullgraph": True}, expect=one_graph("mul", "add"))  # fmt: skip
+@case(tags=["stdlib", "fullgraph"], calls=[Call(T(3))], options={"fullgraph": True},
+      expect=one_graph("mul", "add"))  # fmt: skip
 def set_pop_until_empty(x):
-    """``set.pop`` takes the item CPython's would (the set's table order), down to empty."""
-    pending = {3, 17, 1, 33}
-    pending.discard(17)
+    """``set.pop`` takes the item CPython's would (the set's table order, not the order
+    the items were added), down to empty."""
+    pending = set()
+    for size in (7, 2, 5, 12):
+        pending.add(size)
+    pending.discard(12)
     order = []
     while pending:
         order.append(pending.pop())
