@@ -714,3 +714,38 @@ def itertools_tee_pairwise_idiom(x):
     a, b = itertools.tee([x, x * 2, x * 3])
     next(b, None)
     return [q - p for p, q in zip(a, b, strict=False)]
+
+
+# Regular expressions: over constant strings they fold (Dynamo's RE_CONSTANT_FOLD_FNS); a
+# Pattern or Match is an immutable constant whose methods fold too.
+# Appended after the cases above, whose source lines their goldens name.
+import re  # noqa: E402
+
+from conformance.spec import Expect  # noqa: E402
+
+LAYER_NAME = re.compile(r"(\w+)\.(\d+)")
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("mul"),
+)
+def re_match_on_constant_string(x):
+    """`re.match` on a constant string is folded: the graph multiplies by 12."""
+    m = re.match(r"layer(\d+)", "layer12")
+    return x * int(m.group(1)), m.span(), re.sub(r"\d", "#", "a1b2")
+
+
+@case(
+    tags=["stdlib", "fullgraph", "recompiles"],
+    calls=[Call(T(3), "fc.3"), Call(T(3), "fc.3"), Call(T(3), "proj.5")],
+    options=FULLGRAPH,
+    expect=Expect(frames=2, graphs=2, ops=[["mul"], ["mul"]]),
+)
+def re_global_pattern_on_string_argument(x, name):
+    """A compiled pattern global matched against a string argument: the string is guarded
+    on its value (a new name recompiles), the pattern on its equality."""
+    m = LAYER_NAME.match(name)
+    return x * int(m.group(2)), m.groups(), LAYER_NAME.pattern

@@ -22,6 +22,7 @@ import inspect
 import itertools
 import operator
 import os
+import re
 import sys
 import sysconfig
 import types
@@ -136,6 +137,17 @@ CONSTANT_FOLD_FUNCTIONS: frozenset[Callable] = frozenset(
         # Queries on typing forms, constants to the trace (as Dynamo's TypingVariable)
         typing.get_origin,
         typing.get_args,
+        # Regular expressions over constant strings; their Pattern and Match results are
+        # constants too, whose methods fold the same way
+        re.compile,
+        re.escape,
+        re.findall,
+        re.fullmatch,
+        re.match,
+        re.search,
+        re.split,
+        re.sub,
+        re.subn,
     }
     | ({torch.distributed.is_initialized} if torch.distributed.is_available() else set())
     | CLASS_FACTORIES

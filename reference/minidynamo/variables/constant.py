@@ -6,6 +6,7 @@ Operations on constants are folded at trace time; the frame is guarded on their 
 from __future__ import annotations
 
 import enum
+import re
 import types
 import typing
 from typing import TYPE_CHECKING, Any
@@ -58,6 +59,8 @@ CONSTANT_TYPES: tuple[type, ...] = (
     np.bool_,
     enum.Enum,  # members are fixed objects of their class (guarded by identity)
     torch.nn.attention.SDPBackend,  # a C++ enum (pybind11), sdpa_kernel's argument
+    re.Pattern,  # compiled regular expressions and their matches: immutable, as Dynamo's
+    re.Match,  # ConstantLikeVariable (their methods fold)
     *TYPING_FORMS,
 )
 
