@@ -489,3 +489,57 @@ def symbolic_size_equals_tuple(q, k):
     if attn.size() != (bsz * 1, 4, 4):
         return attn
     return attn + 1, attn.shape == (bsz, 4, 4), list(attn.size()) == (bsz, 4, 4)
+
+
+# Data-dependent output sizes (Dynamo's capture_dynamic_output_shape_ops, on under
+# fullgraph=True): the size is an unbacked symbol u0 the graph computes.
+
+
+@case(
+    tags=["dynamic-shapes", "fullgraph"],
+    calls=[Call(T(8)), Call(T(8))],
+    options={"fullgraph": True},
+    expect=Expect(frames=1, graphs=1),
+)
+def fullgraph_captures_boolean_mask(x):
+    """`x[x > 0]` has as many items as the data says: under fullgraph=True it stays in the
+    graph, its length an unbacked symbol; new data with the same shape reuses the graph."""
+    kept = x[x > 0]
+    return kept * 2, kept.mean(), len(kept) * x
+
+
+@case(
+    tags=["dynamic-shapes", "fullgraph"],
+    calls=[Call(T(8))],
+    options={"fullgraph": True},
+    expect=Expect(frames=1, graphs=1),
+)
+def fullgraph_captures_nonzero_and_unique(x):
+    idx = torch.nonzero(x > 0, as_tuple=True)[0]
+    return idx + 1, torch.unique(torch.tensor([1, 2, 2, 3]), return_counts=True)
+
+
+@case(
+    tags=["dynamic-shapes", "graph-breaks"],
+    calls=[Call(T(8))],
+    expect=Expect(frames=2, graphs=2),
+)
+def boolean_mask_breaks_without_fullgraph(x):
+    """Without fullgraph=True the same `x[x > 0]` breaks the graph (the op runs in
+    CPython), as Dynamo's default capture_dynamic_output_shape_ops=False."""
+    kept = x[x > 0]
+    return kept * 2
+
+
+@case(
+    tags=["dynamic-shapes", "fullgraph"],
+    calls=[Call(T(8))],
+    options={"fullgraph": True},
+    expect=Expect(outcome="compile-error"),
+)
+def fullgraph_branch_on_captured_size_raises(x):
+    """A branch on an unbacked size cannot be traced: fullgraph=True raises."""
+    kept = x[x > 0]
+    if kept.shape[0] > 2:
+        return kept * 2
+    return kept

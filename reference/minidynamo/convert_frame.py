@@ -369,6 +369,7 @@ class ConvertFrame:
                 _states(f_globals).setdefault(code, CodeState).frame_state,
                 dynamic=self.dynamic,
                 log=dynamic_log,
+                one_graph=self.fullgraph,
             )
             output = OutputGraph(
                 f_globals,

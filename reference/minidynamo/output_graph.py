@@ -30,7 +30,11 @@ from torch._subclasses.fake_tensor import (
     UnsupportedFakeTensorException,
     UnsupportedOperatorException,
 )
-from torch.fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode, free_symbols
+from torch.fx.experimental.symbolic_shapes import (
+    GuardOnDataDependentSymNode,
+    compute_unbacked_bindings,
+    free_symbols,
+)
 from torch.fx.node import map_aggregate
 from torch.fx.passes.runtime_assert import insert_deferred_runtime_asserts
 from torch.utils._sympy.value_ranges import ValueRangeError
@@ -267,6 +271,12 @@ class OutputGraph:
         proxy = self.tracer.create_proxy(kind, target, args, kwargs)
         proxy.node.meta["example_value"] = example
         proxy.node.meta["source_location"] = tx.source_location()
+        if self.shapes.shape_env.pending_fresh_unbacked_symbols:
+            # The node binds new unbacked symbols (`x[mask]`'s u0, `.item()`'s): the
+            # runtime-assert pass checks their ranges right after it (u0 >= 0), as Dynamo.
+            bindings = compute_unbacked_bindings(self.shapes.shape_env, example)
+            if bindings:
+                proxy.node.meta["unbacked_bindings"] = bindings
         return proxy
 
     def count_calls(self) -> int:

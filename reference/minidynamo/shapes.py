@@ -349,7 +349,8 @@ class ShapePolicy:
     dynamic, 0/1 specialization, duck shaping, mark_dynamic, dynamic=True/False).
 
     `dynamic`: `compile(dynamic=)`, which with the config knobs gives the `Dynamism`.
-    `log`: the `dynamic` log channel (symbol creations, guards added), or None."""
+    `log`: the `dynamic` log channel (symbol creations, guards added), or None.
+    `one_graph`: `fullgraph=True`, where data-dependent output sizes are captured."""
 
     def __init__(
         self,
@@ -357,13 +358,15 @@ class ShapePolicy:
         *,
         dynamic: bool | None = None,
         log: logging.Logger | None = None,
+        one_graph: bool = False,
     ) -> None:
         self.frame_state = frame_state
         self.dynamism = Dynamism.of(dynamic)
         self.log = log
-        # As Dynamo without capture_dynamic_output_shape_ops: an op whose output shape
-        # depends on the data (nonzero, x[mask]) raises, and the graph breaks there.
-        self.shape_env = _OrderedShapeEnv(allow_dynamic_output_shape_ops=False)
+        # An op whose output shape depends on the data (nonzero, x[mask]) raises, and the
+        # graph breaks there; under fullgraph=True (`one_graph`) its sizes are unbacked
+        # symbols (u0) instead, as Dynamo captures them there (and `.item()`'s scalars).
+        self.shape_env = _OrderedShapeEnv(allow_dynamic_output_shape_ops=one_graph)
         self.fake_mode = FakeTensorMode(shape_env=self.shape_env)
         # Each symbol's source: where it first appeared among the inputs.
         self.symbol_sources: dict[sympy.Symbol, Source] = {}
