@@ -365,3 +365,15 @@ def data_assignment_shares_the_value_storage(x, y):
     x.data = y
     y.add_(1)
     return x + 1
+
+
+@case(
+    tags=OBJ,
+    calls=[Call(T(4)), Call(T(4))],
+    options=FULLGRAPH,
+    expect=one_graph(".mean", ".item", "mul", ".argmax", ".item", "mul"),
+)
+def float_and_int_of_tensor_captured(x):
+    """`float(t)` and `int(t)` are `t.item()`: under fullgraph=True a scalar the graph
+    computes (zuf0, u0), so new data reuses the graph."""
+    return x * float(x.mean()), x * int(x.argmax())

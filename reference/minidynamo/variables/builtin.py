@@ -526,10 +526,21 @@ def _text_of(fn: Callable, slot: str) -> Callable[..., VariableTracker]:
     return call
 
 
+def _item_of_tensor(
+    tx: InstructionTranslatorBase, args: tuple[VariableTracker, ...]
+) -> tuple[VariableTracker, ...]:
+    """`float(t)` / `int(t)` of a one-element tensor convert its ``t.item()``."""
+    if len(args) == 1 and isinstance(args[0], TensorVariable):
+        return (args[0].call_method(tx, "item", [], {}),)
+    return args
+
+
 def _call_float(
     tx: InstructionTranslatorBase, *args: VariableTracker, **kwargs: VariableTracker
 ) -> VariableTracker:
-    """``float(n)`` of a symbolic int stays symbolic: ``torch.sym_float(s0)``."""
+    """``float(n)`` of a symbolic int stays symbolic: ``torch.sym_float(s0)``; of a
+    tensor, its ``.item()`` (captured under fullgraph, else a break), as Dynamo."""
+    args = _item_of_tensor(tx, args)
     if len(args) == 1 and isinstance(args[0], SymNodeVariable):
         if args[0].python_type() is float:
             return args[0]
@@ -540,7 +551,9 @@ def _call_float(
 def _call_int(
     tx: InstructionTranslatorBase, *args: VariableTracker, **kwargs: VariableTracker
 ) -> VariableTracker:
-    """``int(n)`` of a SymInt is itself; of a SymFloat, ``torch.sym_int`` (truncation)."""
+    """``int(n)`` of a SymInt is itself; of a SymFloat, ``torch.sym_int`` (truncation); of
+    a tensor, its ``.item()`` first."""
+    args = _item_of_tensor(tx, args)
     if len(args) == 1 and isinstance(args[0], SymNodeVariable):
         if args[0].python_type() is int:
             return args[0]
