@@ -793,3 +793,18 @@ def torch_compiler_disable_non_recursive_compiles_callees(x):
     `cubed_plus_one` it calls is converted (its own graph)."""
     y = disabled_itself_only(x + 1)
     return y - 1
+
+
+@case(
+    tags=["graph-breaks"],
+    calls=[Call(T(3))],
+    expect=Expect(graphs=2, ops=[["mul"], ["add"]]),
+)
+def c_method_of_opaque_object_breaks_at_its_call(x):
+    """A torch.Generator made in CPython (the first break) and its C method `manual_seed`:
+    reading the method is kept, its call breaks the graph there, and the code after it
+    resumes in a graph of its own (a break at the read would leave the frame to CPython)."""
+    y = x * 2
+    g = torch.Generator()
+    g.manual_seed(0)
+    return y + 1

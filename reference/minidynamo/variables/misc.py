@@ -63,6 +63,36 @@ class GetAttrVariable(VariableTracker):
         return self.obj.call_method(tx, self.name, args, kwargs)
 
 
+class OpaqueMethodVariable(VariableTracker):
+    """``obj.name`` for a C method of an object the tracer does not model
+    (`generator.manual_seed` of a torch.Generator made in CPython): the read is kept, and
+    the call breaks the graph, where the frame can resume (as Dynamo's GetAttrVariable);
+    a break at the read itself would leave the whole frame to CPython."""
+
+    def __init__(self, obj: VariableTracker, name: str) -> None:
+        super().__init__()
+        self.obj = obj
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"OpaqueMethodVariable({self.obj!r}, {self.name})"
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        codegen(self.obj)
+        codegen.load_attr(self.name)
+
+    def call_function(
+        self,
+        tx: InstructionTranslatorBase,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        from minidynamo import graph_break_registry as gb
+
+        owner = self.obj.python_type().__qualname__
+        unimplemented(f"call of C method {owner}.{self.name}", gb.UNSUPPORTED_CALL)
+
+
 class CellVariable(VariableTracker):
     """A closure cell. Cells made by the traced code hold a VariableTracker; cells of
     the compiled frame's own closure are read from the real cell when first used."""

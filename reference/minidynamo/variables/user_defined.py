@@ -173,6 +173,10 @@ def wrap_class_attribute(
         instance = ConstantVariable(None) if isinstance(owner, UserDefinedClassVariable) else owner
         cls_vt = owner if instance is not owner else VariableBuilder(tx, None)(owner.python_type())
         return inline_slot(tx, getter, [VariableBuilder(tx, None)(attr), instance, cls_vt])
+    if is_method_descriptor(attr) and not isinstance(owner, UserDefinedClassVariable):
+        from minidynamo.variables.misc import OpaqueMethodVariable
+
+        return OpaqueMethodVariable(owner, attr.__name__)  # type: ignore[attr-defined]
     if hasattr(type(attr), "__get__"):
         unimplemented(f"descriptor of type {type(attr).__name__}")
     return VariableBuilder(tx, source)(attr)
