@@ -377,3 +377,15 @@ def float_and_int_of_tensor_captured(x):
     """`float(t)` and `int(t)` are `t.item()`: under fullgraph=True a scalar the graph
     computes (zuf0, u0), so new data reuses the graph."""
     return x * float(x.mean()), x * int(x.argmax())
+
+
+@case(
+    tags=OBJ,
+    calls=[Call(T(4)), Call(T(4))],
+    options=FULLGRAPH,
+    expect=one_graph(".sum", ".item", "torch._refs.tensor"),
+)
+def tensor_built_from_captured_scalar(x):
+    """`torch.tensor([...])` of a captured scalar: torch's Python reference
+    (`torch._refs.tensor`) builds it without reading the number, as Dynamo does."""
+    return torch.tensor([x.sum().item(), 1.0])

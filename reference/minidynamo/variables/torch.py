@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import torch
+import torch._refs
 import torch.utils._pytree as pytree
 from minidynamo import graph_break_registry as gb
 from minidynamo import trace_rules
@@ -121,6 +122,10 @@ class TorchInGraphFunctionVariable(VariableTracker):
                 ([_flatten(a) for a in args], [_flatten(a) for a in kwargs.values()])
             )
         )
+        if self.fn is torch.tensor and args and _holds_symbol(args[0]):
+            # `torch.tensor([x.sum().item(), 1.0])`: torch's Python reference builds the
+            # tensor from symbolic numbers without reading their values, as Dynamo does.
+            return tx.output.call(tx, "call_function", torch._refs.tensor, args, kwargs)
         if (
             has_tensor
             or getattr(self.fn, "__name__", "") in TENSOR_FACTORIES
@@ -219,6 +224,13 @@ def _compile_in_region(
     if isinstance(model, (UserFunctionVariable, NestedUserFunctionVariable)):
         return model
     unimplemented(f"torch.compile() of {model!r} inside a compiled region")
+
+
+def _holds_symbol(vt: VariableTracker) -> bool:
+    """A symbolic number among the items of (nested) lists and tuples."""
+    from minidynamo.variables.symnode import SymNodeVariable
+
+    return any(isinstance(leaf, SymNodeVariable) for leaf in pytree.tree_leaves(_flatten(vt)))
 
 
 def _flatten(vt: VariableTracker) -> Any:
