@@ -804,3 +804,152 @@ def dynamic_true_still_specializes_zero_one(x):
     """`dynamic=True`: sizes 1 and 0 get graphs of their own; 2 and 3 share the symbolic
     one, and the second size 1 hits its entry."""
     return x * 2
+
+
+# Int arguments are lazy constants too (Dynamo's LazyConstantVariable over frame locals):
+# guarded on their type until the trace reads the value, so an int only passed through
+# keeps one compile for every value.
+
+
+@case(
+    tags=["recompiles", "guards"],
+    calls=_ints(2, 3, 4, 5),
+    expect=Expect(frames=1, graphs=1),
+)
+def int_argument_only_returned(x, n):
+    """An int argument returned as it came is loaded from the frame after the graph,
+    unguarded: each call returns its own ``n``."""
+    return x + 1, n
+
+
+@case(
+    tags=["recompiles", "guards"],
+    calls=_ints(2, 3, 4, 5),
+    expect=Expect(frames=1, graphs=1),
+)
+def int_argument_incremented_and_returned(x, n):
+    """``n + 1`` of a lazy int stays lazy, computed after the graph from ``L['n']``."""
+    return x + 1, n + 1
+
+
+@case(
+    tags=["recompiles", "guards"],
+    calls=_ints(2, 3, 4, 5),
+    expect=Expect(frames=2, graphs=2, recompiles=["L['n'] == 2"]),
+)
+def int_argument_before_a_tensor_in_the_result(x, n):
+    """Dynamo asks a new tuple whether it is a constant before rebuilding it, reading
+    its items in order up to the tensor: ``n`` first is read, so guarded (then dynamic);
+    after the tensor (int_argument_only_returned) it is not."""
+    return n, x * 2
+
+
+@case(
+    tags=["recompiles", "guards"],
+    calls=_ints(2, 3, 4, 5),
+    expect=Expect(frames=2, graphs=2, recompiles=["L['n'] == 2"]),
+)
+def int_argument_in_a_nested_list_returned(x, n):
+    """``[n]`` inside the result is a constant list to that question: ``n`` is guarded."""
+    return x * 2, [n]
+
+
+class _Box:
+    def __init__(self) -> None:
+        self.value = 0
+
+
+@case(
+    tags=["recompiles", "guards", "side-effects"],
+    calls=[Call(T(4), _Box(), n) for n in (2, 3, 4, 5)],
+    expect=Expect(frames=2, graphs=2, recompiles=["L['n'] == 2"]),
+)
+def int_argument_stored_as_an_attribute(x, box, n):
+    """``box.value = n`` guards ``n`` (Dynamo's setattr realizes its arguments): a new
+    value recompiles once, then the int is a graph input."""
+    box.value = n
+    return x * 2
+
+
+@case(
+    tags=["recompiles", "graph-breaks"],
+    calls=_ints(2, 3, 4, 5),
+    expect=Expect(frames=2, graphs=2, recompiles=["L['n'] == 2"]),
+)
+def int_argument_printed(x, n):
+    """An int passed to a builtin is guarded (Dynamo dispatches on whether it is a
+    symbol), the one whose call breaks the graph included."""
+    y = x + 1
+    print("n", n)
+    return y
+
+
+@case(
+    tags=["recompiles", "graph-breaks"],
+    calls=[Call(T(4), s) for s in ("a", "b", "c")],
+    expect=Expect(frames=1, graphs=1),
+)
+def str_argument_printed(x, s):
+    """A str passed to a builtin keeps its type guard only: no recompile."""
+    y = x + 1
+    print(s)
+    return y
+
+
+@case(
+    tags=["recompiles", "graph-breaks"],
+    calls=_ints(2, 3, 4, 5),
+    expect=Expect(frames=3, graphs=1, recompiles=["L['n'] == 2"]),
+)
+def int_copy_alive_at_a_break(x, n):
+    """A local that holds the int argument (not the argument itself) at a graph break
+    is guarded on its value, as Dynamo checks each local it passes on."""
+    m = n
+    print("m")
+    return x + 1, m
+
+
+@case(
+    tags=["recompiles", "graph-breaks"],
+    calls=_ints(2, 3, 4, 5),
+    expect=Expect(frames=1, graphs=1),
+)
+def int_argument_alive_at_a_break(x, n):
+    """The unchanged argument alive at a graph break is reloaded by the continuation
+    from the frame: not guarded."""
+    y = x + 1
+    print("m")
+    return y, n
+
+
+@case(
+    tags=["recompiles", "guards"],
+    calls=_ints(2, 3, 4, 5),
+    expect=Expect(frames=2, graphs=2, recompiles=["L['n'] == 2"]),
+)
+def int_argument_isinstance(x, n):
+    """``isinstance(n, int)`` guards ``n``: Dynamo realizes an int to know its tracker."""
+    if isinstance(n, int):
+        return x + 1
+    return x
+
+
+@case(
+    tags=["recompiles", "containers"],
+    calls=_ints(2, 3, 4, 5),
+    expect=Expect(
+        frames=4,
+        graphs=4,
+        breaks=[],
+        recompiles=[
+            "L['n'] == 2",
+            "L['n'] == 3; L['n'] == 2",
+            "L['n'] == 4; L['n'] == 3; L['n'] == 2",
+        ],
+    ),
+)
+def symbolic_int_as_a_dict_key(x, n):
+    """A dict key is hashed by its value: the SymInt ``n`` is specialized (guarded)
+    there, each value compiling anew, instead of breaking the graph."""
+    d = {n: x}
+    return d[n] * 2

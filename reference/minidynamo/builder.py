@@ -602,7 +602,7 @@ def _is_lazy_source(source: Source | None) -> bool:
         return True
     if isinstance(source, AttrSource):
         return source.member == "cell_contents"
-    return isinstance(source, GlobalSource) or (isinstance(source, LocalSource) and source.is_cell)
+    return isinstance(source, (GlobalSource, LocalSource))
 
 
 def may_be_symbolic(source: Source, tx: InstructionTranslatorBase) -> bool:

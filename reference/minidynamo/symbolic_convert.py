@@ -42,6 +42,7 @@ from minidynamo.opcodes import load_all
 from minidynamo.opcodes.exceptions import Block
 from minidynamo.side_effects import DELETED
 from minidynamo.source import GlobalSource, LocalSource
+from minidynamo.variables import lazy
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable, is_constant_none
 from minidynamo.variables.ctx_manager import WithExitFunctionVariable
@@ -417,6 +418,7 @@ class InstructionTranslator(InstructionTranslatorBase):
         # fullgraph=True the graph is compiled all the same).
         if not self.output.count_calls() and not self.output.one_graph:
             raise SkipFrame("its trace records no operation")
+        lazy.realize_numbers([value])  # `return n`, but not `return x, n`, guards `n`
         self.output_instructions = self.output.compile_subgraph(
             self,
             [value],
@@ -491,6 +493,13 @@ class InstructionTranslator(InstructionTranslatorBase):
         live = self.live_locals(targets)
         stored = {name: value for name, value in self.symbolic_locals.items()
                   if name in live and not _is_unchanged_local(name, value)}  # fmt: skip
+        # As Dynamo, a lazy constant the continuation receives is guarded on its value: a
+        # live local that is not the frame's own unchanged argument, and all the stack
+        # kept under the operands of the breaking instruction (of those, ints and floats).
+        for value in stored.values():
+            lazy.realize(value)
+        lazy.realize_within(kept)
+        lazy.realize_numbers(read)
         slots = resume.stack_slots(kept, results)
         for slot, value in zip(slots, kept, strict=False):
             if slot is not None:

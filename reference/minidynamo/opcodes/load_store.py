@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from minidynamo.exc import unimplemented
 from minidynamo.opcodes import handler
+from minidynamo.variables import lazy
 from minidynamo.variables.constant import ConstantVariable
 from minidynamo.variables.misc import NullVariable
 from minidynamo.variables.user_defined import UserDefinedObjectVariable
@@ -159,7 +160,7 @@ def STORE_ATTR(tx: InstructionTranslatorBase, inst: Instruction) -> None:
     obj, value = tx.pop(), tx.pop()
     if not hasattr(obj, "store_attr"):  # the kinds of value whose attributes are modelled
         unimplemented(f"attribute assignment .{inst.argval} on {obj!r}")
-    obj.store_attr(tx, inst.argval, value)
+    obj.store_attr(tx, inst.argval, lazy.realize(value))
 
 
 @handler("DELETE_ATTR")

@@ -23,6 +23,7 @@ from minidynamo import graph_break_registry as gb
 from minidynamo import trace_rules
 from minidynamo.exc import Unsupported, unimplemented
 from minidynamo.source import AttrSource
+from minidynamo.variables import lazy
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.builtin_iterators import (
     call_enumerate,
@@ -138,6 +139,8 @@ class BuiltinVariable(VariableTracker):
         args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
+        if self.fn not in lazy.COMPUTED_OPERATORS:
+            lazy.realize_numbers(args)
         if self.fn in _NUMBER_BUILTINS and any(map(is_numpy_scalar, args)):
             args = [specialize_numpy_scalar(arg, tx) for arg in args]
         if self.fn in _TENSOR_EXTREMES and not kwargs:
@@ -307,7 +310,7 @@ def _call_setattr(
 ) -> VariableTracker:
     if not hasattr(obj, "store_attr"):
         unimplemented(f"setattr on {obj!r}")
-    obj.store_attr(tx, name.as_python_constant(), value)
+    obj.store_attr(tx, name.as_python_constant(), lazy.realize(value))
     return ConstantVariable(None)
 
 

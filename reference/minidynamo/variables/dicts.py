@@ -78,6 +78,7 @@ class ObjectIdKey:
 
 def constant_key(key: VariableTracker) -> Any:
     from minidynamo.symbolic_convert import current_tx
+    from minidynamo.variables.symnode import specialize
     from minidynamo.variables.tensor import TensorVariable
     from minidynamo.variables.user_defined import UserDefinedObjectVariable
 
@@ -87,7 +88,7 @@ def constant_key(key: VariableTracker) -> Any:
         return ObjectIdKey(key)
     if isinstance(key, UserDefinedObjectVariable):
         return UserObjectKey(key, key.hash_value(current_tx()))
-    value = key.as_python_constant()
+    value = specialize(key)  # a symbolic int key is hashed by its value, guarded as Dynamo's
     try:
         hash(value)
     except TypeError:
@@ -194,6 +195,7 @@ class ConstDictVariable(VariableTracker):
         if self.source is not None:
             self.source.reconstruct(codegen)
             return
+        self.is_python_constant()  # guards the lazy constants it reads, as a sequence's
         self.reconstruct_contents(codegen)
 
     def reconstruct_contents(self, codegen: PyCodegen) -> None:

@@ -172,6 +172,26 @@ def computed(fn: Callable, args: list[VariableTracker]) -> VariableTracker | Non
     return ComputedLazyConstantVariable(op, args, value)  # type: ignore[arg-type]
 
 
+def realize(value: VariableTracker) -> VariableTracker:
+    """`value`, guarded on its value first where it is a lazy constant: for an operation
+    that keeps the value beyond the frame's return (``obj.attr = n``: Dynamo's setattr
+    realizes its arguments), so that a new value compiles anew as Dynamo's does."""
+    if isinstance(value, _LazyValue):
+        value.realize()
+    return value
+
+
+def realize_numbers(args: list[VariableTracker]) -> None:
+    """Realize each lazy int or float among `args` (not within them). Dynamo does where
+    it asks a tracker's type: a builtin dispatched on its arguments' types (unless it
+    keeps its result lazy: ``isinstance(n, int)`` guards ``n``), and the values a graph
+    leaves on the stack (at a graph break, or one returned alone), for an int or a
+    float may turn out a symbol; a bool or a str keeps its type guard only."""
+    for arg in args:
+        if isinstance(arg, _LazyValue) and type(arg.peek()) in (int, float):
+            arg.realize()
+
+
 def holds_unrealized(container: VariableTracker) -> bool:
     """Whether a list or tuple holds a lazy constant whose value is not guarded yet, or
     a dict a value not read yet."""

@@ -81,6 +81,10 @@ class BaseListVariable(VariableTracker):
         if self.source is not None:
             self.source.reconstruct(codegen)
             return
+        # Dynamo's codegen first asks a new sequence whether it is a constant, which reads
+        # its items in order up to the first that is not: the lazy constants read on the
+        # way are guarded on their values (``(n, x * 2)`` guards ``n``, ``(x * 2, n)`` not).
+        self.is_python_constant()
         self.reconstruct_contents(codegen)
 
     def reconstruct_contents(self, codegen: PyCodegen) -> None:
