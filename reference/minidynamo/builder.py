@@ -84,6 +84,7 @@ from minidynamo.variables.nn_module import NNModuleVariable
 from minidynamo.variables.numpy import NumpyNdarrayVariable, NumpyVariable
 from minidynamo.variables.symnode import SYM_TYPES, SymNodeVariable, is_symbolic
 from minidynamo.variables.tensor import TensorVariable
+from minidynamo.variables.tensor_subclass import check_wrappable, is_subclass_tensor
 from minidynamo.variables.torch import TorchInGraphFunctionVariable
 from minidynamo.variables.user_defined import (
     UserDefinedClassVariable,
@@ -247,8 +248,8 @@ class VariableBuilder:
         output = self.tx.output
         if self.source is None:
             unimplemented("a tensor that cannot be reached from the frame's inputs")
-        if type(value) not in (torch.Tensor, torch.nn.Parameter):
-            unimplemented(f"tensor subclass {type(value).__qualname__}")
+        if is_subclass_tensor(value):
+            check_wrappable(type(value))
         seen = output.input_by_id.get(id(value))
         if seen is not None:
             # The same tensor reached twice feeds one graph input (seed example f6).
