@@ -268,11 +268,13 @@ class VariableBuilder:
         """A graph input for tensor `value` read from `source`, guarded: its proxy and
         FakeTensor (with symbols where the ShapePolicy makes dims dynamic)."""
         output = self.tx.output
-        fake = output.shapes.wrap_tensor(value, source)
-        for symbol in output.shapes.new_symbol_inputs():
-            output.create_graph_input(symbol.name, symbol.hint, symbol.value, symbol.source)
-        output.guards.add_tensor_match(source, value, fake, aliasable=aliasable)
-        proxy = output.create_graph_input(placeholder_name(source), value, fake, source)
+        # Reading a subclass tensor's properties must not run its __torch_function__.
+        with torch._C.DisableTorchFunctionSubclass():
+            fake = output.shapes.wrap_tensor(value, source)
+            for symbol in output.shapes.new_symbol_inputs():
+                output.create_graph_input(symbol.name, symbol.hint, symbol.value, symbol.source)
+            output.guards.add_tensor_match(source, value, fake, aliasable=aliasable)
+            proxy = output.create_graph_input(placeholder_name(source), value, fake, source)
         return proxy, fake
 
     def wrap_ndarray(self, value: np.ndarray) -> VariableTracker:

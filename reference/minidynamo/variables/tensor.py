@@ -149,6 +149,15 @@ class TensorVariable(VariableTracker):
         from minidynamo.variables.lists import SizeVariable
         from minidynamo.variables.misc import GetAttrVariable
 
+        if name != "__class__" and hasattr(torch.Tensor, name):
+            found = self.subclass_attribute(tx, name)
+            if found is not None:
+                return found
+            if not callable(getattr(torch.Tensor, name)):
+                # `x.shape` of a class with its own __torch_function__ runs it
+                from minidynamo.variables.tensor_subclass import result_class
+
+                result_class(tx, name, [self], {})
         if name == "shape":
             if is_symbolic(self.example_value.shape):  # seed: `size = l_a_.size()`
                 return self.call_method(tx, "size", [], {})
@@ -168,11 +177,9 @@ class TensorVariable(VariableTracker):
             from minidynamo.builder import wrap_class
 
             return wrap_class(self.python_type())
-        found = self.subclass_attribute(tx, name)
-        if found is not None:
-            return found
         if not hasattr(torch.Tensor, name):
-            return self.instance_attribute(tx, name)
+            found = self.subclass_attribute(tx, name)
+            return self.instance_attribute(tx, name) if found is None else found
         attr = getattr(torch.Tensor, name, None)
         if callable(attr):
             return GetAttrVariable(self, name)
