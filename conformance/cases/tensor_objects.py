@@ -509,3 +509,22 @@ def subclass_with_own_torch_function_runs_it(x):
     del TORCH_FUNCTION_CALLS[:]
     y = x.sin()
     return y, type(y).__name__, list(TORCH_FUNCTION_CALLS)
+
+
+class Described(torch.Tensor):
+    """A subclass with its own text and a method calling torch's through super()."""
+
+    def __repr__(self):
+        return f"Described({self.shape[0]})"
+
+    def plus_self(self):
+        return super().add(self)
+
+
+@case(tags=OBJ, calls=[Call(Make(_tensor_of, Described, 3))], options=FULLGRAPH,
+      expect=Expect(frames=1, graphs=1))  # fmt: skip
+def subclass_method_calls_torch_through_super(x):
+    """`super().add(self)` in a subclass's method is torch's method (its result the
+    subclass); a subclass defining `__repr__` is traced as any other."""
+    y = x.plus_self() * 2
+    return y, type(y).__name__

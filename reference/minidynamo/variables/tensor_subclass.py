@@ -64,8 +64,11 @@ def dispatch_class(cls: type) -> str:
 
 
 # Special methods a subclass may define that the trace still follows: a tensor of it
-# is made with `as_subclass` (neither is called), and `__torch_function__` is asked.
-_FOLLOWED_SPECIAL_METHODS = frozenset({"__new__", "__init__", "__torch_function__"})
+# is made with `as_subclass` (neither is called), `__torch_function__` is asked, and
+# the text of a tensor is never made in the trace (repr(), str() break the graph).
+_FOLLOWED_SPECIAL_METHODS = frozenset(
+    {"__new__", "__init__", "__torch_function__", "__repr__", "__str__", "__format__"}
+)
 
 
 def check_wrappable(cls: type) -> None:
