@@ -223,16 +223,22 @@ class TensorVariable(VariableTracker):
     ) -> VariableTracker | None:
         """An attribute a tensor subclass defines (a method, a property, a class
         constant), bound to this tensor as Python would; None where torch's own applies.
-        An instance attribute of the same name comes first, as for any object, except
-        where the class's is a data descriptor (a property)."""
+        An instance attribute of the same name (the input's, or one the trace set) comes
+        first, as for any object, except where the class's is a data descriptor."""
+        from minidynamo.side_effects import DELETED
         from minidynamo.variables.user_defined import wrap_class_attribute
 
+        stored = tx.output.side_effects.load_attr(self, name)
+        if stored is None:
+            shadowed = name in self.instance_dict
+        else:
+            shadowed = stored is not DELETED
         for klass in self.class_type.__mro__:
             if klass in (torch.Tensor, torch._C.TensorBase, object):
                 return None
             if name in klass.__dict__:
                 attr = klass.__dict__[name]
-                if name in self.instance_dict and not hasattr(type(attr), "__set__"):
+                if shadowed and not hasattr(type(attr), "__set__"):
                     return None
                 return wrap_class_attribute(tx, self, attr, None)
         return None

@@ -11,7 +11,7 @@ TensorWithTFOverrideVariable does. Which class an operation returns is what torc
   arguments (`torch._tensor._convert`), or raises TypeError for unrelated classes;
 - `torch._C._disabled_torch_function_impl` (`nn.Parameter`) leaves results plain;
 - a class's own ``__torch_function__`` is user code, which the trace does not run
-  yet: the operation breaks the graph (GB0033) and runs in CPython;
+  yet: the operation breaks the graph (GB0034) and runs in CPython;
 - inside ``with torch._C.DisableTorchFunctionSubclass()`` no class is asked.
 """
 
