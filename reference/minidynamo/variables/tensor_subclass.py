@@ -108,7 +108,7 @@ def overloaded_types(values: list[VariableTracker]) -> list[type]:
     subclass before its base classes (`torch.overrides._get_overloaded_args`)."""
     types: list[type] = []
     for tensor in _tensor_args(values):
-        cls = tensor.python_type()
+        cls = tensor.class_type  # an ndarray's is its tensor's
         if cls in _PLAIN or cls in types or dispatch_class(cls) == "disabled":
             continue
         position = next((i for i, t in enumerate(types) if issubclass(cls, t)), len(types))
