@@ -389,3 +389,166 @@ def tensor_built_from_captured_scalar(x):
     """`torch.tensor([...])` of a captured scalar: torch's Python reference
     (`torch._refs.tensor`) builds it without reading the number, as Dynamo does."""
     return torch.tensor([x.sum().item(), 1.0])
+
+
+# Appended after the cases above, whose source lines their goldens name.
+from conformance.spec import Make  # noqa: E402
+
+
+class Tagged(torch.Tensor):
+    """A tensor subclass with the default __torch_function__, a method and a property."""
+
+    LABEL = "tagged"
+
+    def scaled(self, k):
+        return self * k
+
+    @property
+    def doubled(self):
+        return self + self
+
+
+class SubTagged(Tagged):
+    pass
+
+
+class Unrelated(torch.Tensor):
+    pass
+
+
+TORCH_FUNCTION_CALLS = []
+
+
+class Counting(torch.Tensor):
+    """A subclass with its own __torch_function__ (counting the operations)."""
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        TORCH_FUNCTION_CALLS.append(func.__name__)
+        return super().__torch_function__(func, types, args, kwargs or {})
+
+
+def _tensor_of(cls, *shape):
+    return torch.randn(shape).as_subclass(cls)
+
+
+def _tagged_with_meta():
+    t = _tensor_of(Tagged, 3)
+    t.meta = 2.0
+    return t
+
+
+@case(tags=OBJ, calls=[Call(Make(_tensor_of, Tagged, 3))], options=FULLGRAPH,
+      expect=Expect(frames=1, graphs=1))  # fmt: skip
+def subclass_input_ops_return_the_subclass(x):
+    """Ops on a tensor of a subclass with the default __torch_function__ return that
+    subclass (the graph computes plain tensors; the result is made the class after it)."""
+    y = torch.sin(x).cos() + 1
+    return y, type(y).__name__, isinstance(y, Tagged), type(x.sum()).__name__
+
+
+@case(tags=[*OBJ, "dynamo-divergence"], calls=[Call(T(3))], options=FULLGRAPH,
+      expect=Expect(frames=1, graphs=1))  # fmt: skip
+def as_subclass_inside_the_function(x):
+    """`x.as_subclass(cls)` makes no node; ops on it, and their results, are `cls`
+    (Dynamo 2.14 returns the tensor of `x.as_subclass(cls)` itself as a plain Tensor)."""
+    y = x.as_subclass(Tagged)
+    z = y * 2
+    return z, type(y).__name__, type(z).__name__, type(x).__name__
+
+
+@case(tags=OBJ, calls=[Call(T(3))], options=FULLGRAPH, expect=Expect(frames=1, graphs=1))
+def make_subclass_of_a_computed_tensor(x):
+    """`torch.Tensor._make_subclass(cls, t)` detaches `t` and makes it `cls`."""
+    y = torch.Tensor._make_subclass(Tagged, x * 2)
+    return y + 1, type(y).__name__, y.requires_grad
+
+
+@case(tags=OBJ, calls=[Call(Make(_tensor_of, SubTagged, 3), Make(_tensor_of, Tagged, 3))],
+      options=FULLGRAPH, expect=Expect(frames=1, graphs=1))  # fmt: skip
+def mixed_subclasses_give_the_most_derived(a, b):
+    """Of a subclass and its base class, the result is the subclass, in either order;
+    with a plain tensor, the subclass."""
+    return type(a + b).__name__, type(b * a).__name__, type(torch.cat([b, a.detach()])).__name__
+
+
+@case(tags=["tensor-objects"],
+      calls=[Call(Make(_tensor_of, Tagged, 3)), Call(T(3)), Call(Make(_tensor_of, SubTagged, 3))],
+      expect=Expect(frames=3, graphs=3))  # fmt: skip
+def subclass_of_input_is_guarded(x):
+    """The input's class is guarded: a plain tensor, or another subclass, recompiles."""
+    y = x + 1
+    return y, type(y).__name__
+
+
+@case(tags=OBJ, calls=[Call(Make(_tensor_of, Tagged, 3))], options=FULLGRAPH,
+      expect=Expect(frames=1, graphs=1))  # fmt: skip
+def disable_torch_function_subclass_gives_plain_tensors(x):
+    """Inside `torch._C.DisableTorchFunctionSubclass()` results are plain tensors;
+    after it, the subclass again."""
+    with torch._C.DisableTorchFunctionSubclass():
+        y = x + 1
+    z = x * 2
+    return y, type(y).__name__, type(z).__name__
+
+
+@case(tags=OBJ, calls=[Call(Make(_tensor_of, Tagged, 3))], options=FULLGRAPH,
+      expect=Expect(frames=1, graphs=1))  # fmt: skip
+def subclass_method_property_and_class_attribute(x):
+    """A method, a property and a class attribute of the subclass are inlined."""
+    y = x.scaled(3) + x.doubled
+    return y, type(y).__name__, x.LABEL
+
+
+@case(tags=OBJ, calls=[Call(Make(_tagged_with_meta))], options=FULLGRAPH,
+      expect=Expect(frames=1, graphs=1))  # fmt: skip
+def subclass_input_with_python_attribute(x):
+    """An attribute set on the subclass tensor before the call is read (guarded)."""
+    return x * x.meta, hasattr(x, "missing")
+
+
+@case(tags=["tensor-objects", "graph-breaks"], calls=[Call(Make(_tensor_of, Tagged, 3))])
+def subclass_result_across_graph_break(x):
+    """A subclass tensor alive at a graph break is made the subclass for the code after it."""
+    y = x * 2
+    print("between")
+    z = y + 1
+    return z, type(y).__name__, type(z).__name__
+
+
+@case(tags=["tensor-objects", "graph-breaks"],
+      calls=[Call(Make(_tensor_of, Unrelated, 3), Make(_tensor_of, Tagged, 3))],
+      expect=Expect(outcome="raises"))  # fmt: skip
+def unrelated_subclasses_raise_type_error(a, b):
+    """Of two unrelated subclasses, every default __torch_function__ returns
+    NotImplemented: eager raises TypeError."""
+    return a + b
+
+
+@case(tags=["tensor-objects", "graph-breaks"],
+      calls=[Call(Make(_tensor_of, Counting, 3))])  # fmt: skip
+def subclass_with_own_torch_function_runs_it(x):
+    """A class's own __torch_function__ runs for every operation (minidynamo runs the
+    operation in CPython: a graph break; Dynamo inlines it)."""
+    del TORCH_FUNCTION_CALLS[:]
+    y = x.sin()
+    return y, type(y).__name__, list(TORCH_FUNCTION_CALLS)
+
+
+class Described(torch.Tensor):
+    """A subclass with its own text and a method calling torch's through super()."""
+
+    def __repr__(self):
+        return f"Described({self.shape[0]})"
+
+    def plus_self(self):
+        return super().add(self)
+
+
+@case(tags=OBJ, calls=[Call(Make(_tensor_of, Described, 3))], options=FULLGRAPH,
+      expect=Expect(frames=1, graphs=1))  # fmt: skip
+def subclass_method_calls_torch_through_super(x):
+    """`super().add(self)` in a subclass's method is torch's method (its result the
+    subclass); a subclass defining `__repr__` is traced as any other."""
+    y = x.plus_self() * 2
+    return y, type(y).__name__

@@ -84,6 +84,7 @@ from minidynamo.variables.nn_module import NNModuleVariable
 from minidynamo.variables.numpy import NumpyNdarrayVariable, NumpyVariable
 from minidynamo.variables.symnode import SYM_TYPES, SymNodeVariable, is_symbolic
 from minidynamo.variables.tensor import TensorVariable
+from minidynamo.variables.tensor_subclass import check_wrappable, is_subclass_tensor
 from minidynamo.variables.torch import TorchInGraphFunctionVariable
 from minidynamo.variables.user_defined import (
     UserDefinedClassVariable,
@@ -247,8 +248,8 @@ class VariableBuilder:
         output = self.tx.output
         if self.source is None:
             unimplemented("a tensor that cannot be reached from the frame's inputs")
-        if type(value) not in (torch.Tensor, torch.nn.Parameter):
-            unimplemented(f"tensor subclass {type(value).__qualname__}")
+        if is_subclass_tensor(value):
+            check_wrappable(type(value))
         seen = output.input_by_id.get(id(value))
         if seen is not None:
             # The same tensor reached twice feeds one graph input (seed example f6).
@@ -267,11 +268,13 @@ class VariableBuilder:
         """A graph input for tensor `value` read from `source`, guarded: its proxy and
         FakeTensor (with symbols where the ShapePolicy makes dims dynamic)."""
         output = self.tx.output
-        fake = output.shapes.wrap_tensor(value, source)
-        for symbol in output.shapes.new_symbol_inputs():
-            output.create_graph_input(symbol.name, symbol.hint, symbol.value, symbol.source)
-        output.guards.add_tensor_match(source, value, fake, aliasable=aliasable)
-        proxy = output.create_graph_input(placeholder_name(source), value, fake, source)
+        # Reading a subclass tensor's properties must not run its __torch_function__.
+        with torch._C.DisableTorchFunctionSubclass():
+            fake = output.shapes.wrap_tensor(value, source)
+            for symbol in output.shapes.new_symbol_inputs():
+                output.create_graph_input(symbol.name, symbol.hint, symbol.value, symbol.source)
+            output.guards.add_tensor_match(source, value, fake, aliasable=aliasable)
+            proxy = output.create_graph_input(placeholder_name(source), value, fake, source)
         return proxy, fake
 
     def wrap_ndarray(self, value: np.ndarray) -> VariableTracker:

@@ -211,6 +211,24 @@ _TYPES = [
         "GB0083",
     ),
     GraphBreakType(
+        "GB0033",
+        "tensor subclass",
+        "A tensor subclass the trace does not model: one with __torch_dispatch__ (a "
+        "wrapper subclass), an operation on tensors of unrelated subclasses (eager raises "
+        "TypeError), or as_subclass/_make_subclass of something else than a plain "
+        "subclass: it runs in CPython.",
+        "Pass plain tensors (t.as_subclass(torch.Tensor)) into the compiled function.",
+    ),
+    GraphBreakType(
+        "GB0034",
+        "tensor subclass __torch_function__",
+        "An operation on a tensor whose class defines its own __torch_function__ runs "
+        "that Python code, which the trace does not inline: the operation runs in CPython.",
+        "Keep the subclass outside the compiled function, or use the default "
+        "__torch_function__.",
+        None,
+    ),
+    GraphBreakType(
         "GB0042",
         "higher-order op side effect",
         "The function given to a higher-order op (torch.cond, checkpoint) changes an object "
@@ -307,6 +325,8 @@ HIGHER_ORDER_SIDE_EFFECT = "GB0042"
 NO_FAKE_KERNEL = "GB0030"
 DATA_ASSIGNMENT = "GB0031"
 TENSOR_METHOD_NUMBER = "GB0032"
+TENSOR_SUBCLASS = "GB0033"
+TENSOR_SUBCLASS_TORCH_FUNCTION = "GB0034"
 GENERATOR_REBUILT_WITH_SIDE_EFFECTS = "GB0043"
 TORCH_DISABLED_FUNCTION = "GB0048"
 TORCH_DISABLED_FRAME = "GB0049"

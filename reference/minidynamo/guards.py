@@ -278,6 +278,17 @@ class GuardSet:
             TYPE,
         )
 
+    def add_torch_function_enabled(self, enabled: bool) -> None:
+        """Whether tensor subclasses' ``__torch_function__`` is asked when the frame is
+        entered (not inside ``DisableTorchFunctionSubclass()``): it decides the class of
+        an operation's result."""
+        self._add(
+            None,
+            f"torch._C._is_torch_function_enabled() == {enabled}",
+            f"{self._bind(torch._C._is_torch_function_enabled)}() is {enabled}",
+            TYPE,
+        )
+
     def add_hasattr(self, source: Source, name: str, present: bool) -> None:
         """The object at `source` has (or has not) the instance attribute `name`."""
         text = f"hasattr({source.name}, {name!r})"

@@ -163,6 +163,10 @@ class OutputGraph:
         # How to undo the global state the trace switched (an autocast block entered):
         # the innermost last; what is left when the trace stops is undone then.
         self.global_state_undo: list[Callable[[], None]] = []
+        # False inside ``with torch._C.DisableTorchFunctionSubclass()``: no tensor
+        # subclass decides the class of a result (`tensor_subclass.result_class`).
+        self.initial_torch_function_enabled = torch._C._is_torch_function_enabled()
+        self.torch_function_subclass_enabled = self.initial_torch_function_enabled
 
     def switch_global_state(self, undo: Callable[[], None]) -> Callable[[], None]:
         """The trace switched a global state (a torch manager entered for real); `undo`
@@ -319,10 +323,14 @@ class OutputGraph:
         args: list[VariableTracker],
         kwargs: dict[str, VariableTracker] | None = None,
     ) -> VariableTracker:
-        """Record ``target(*args, **kwargs)`` in the graph; its VariableTracker."""
+        """Record ``target(*args, **kwargs)`` in the graph; its VariableTracker. Of
+        tensors of a subclass, the result is the class ``__torch_function__`` makes it."""
+        from minidynamo.variables.tensor_subclass import convert_result, result_class
+
+        cls = result_class(tx, getattr(target, "__name__", str(target)), args, kwargs)
         proxy_args = tuple(arg.as_proxy() for arg in args)
         proxy_kwargs = {key: arg.as_proxy() for key, arg in (kwargs or {}).items()}
-        return self.call_proxies(tx, kind, target, proxy_args, proxy_kwargs)
+        return convert_result(self.call_proxies(tx, kind, target, proxy_args, proxy_kwargs), cls)
 
     def call_proxies(
         self,
@@ -366,6 +374,10 @@ class OutputGraph:
         is an input (Dynamo's common case, see `returns_graph_tensor`)."""
         from minidynamo.codegen import PyCodegen
         from minidynamo.variables.lazy import realize_within
+        from minidynamo.variables.tensor_subclass import (
+            is_subclass_tensor,
+            without_subclass_dispatch,
+        )
 
         def rebuild_values(shared: frozenset[int]) -> PyCodegen:
             rebuild = PyCodegen(self, graph_output_var="graph_out_0", shared=shared)
@@ -406,7 +418,12 @@ class OutputGraph:
         # outputs (a size input it passes through: ``print(x.shape)`` of a dynamic x).
         if outputs or any(node.op not in ("placeholder", "output") for node in self.graph.nodes):
             name = f"__compiled_fn_{next_unique_id()}"
-            self.install_global(name, self.compile_and_call_fx_graph(name))
+            compiled = self.compile_and_call_fx_graph(name)
+            if any(is_subclass_tensor(arg.example) for arg in self.graphargs):
+                # Its tensor-subclass inputs are plain tensors to the graph: the codegen
+                # makes the results the subclass the trace found.
+                compiled = without_subclass_dispatch(compiled)
+            self.install_global(name, compiled)
             call_graph.call_compiled_graph(name, [arg.source for arg in self.graphargs])
         return call_graph.instructions + rebuild.instructions
 

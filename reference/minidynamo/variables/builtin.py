@@ -666,6 +666,14 @@ def _min_or_max(fn: Callable, sym_fn: Callable) -> Callable[..., VariableTracker
     return handler
 
 
+def _call_make_subclass(
+    tx: InstructionTranslatorBase, *args: VariableTracker, **kwargs: VariableTracker
+) -> VariableTracker:
+    from minidynamo.variables.tensor_subclass import make_subclass
+
+    return make_subclass(tx, *args, **kwargs)
+
+
 BUILTIN_HANDLERS: dict[Callable, Callable[..., VariableTracker]] = {
     len: _call_len,
     isinstance: _call_isinstance,
@@ -707,6 +715,7 @@ BUILTIN_HANDLERS: dict[Callable, Callable[..., VariableTracker]] = {
     repr: _text_of(repr, "__repr__"),
     format: _text_of(format, "__format__"),
     builtins.__build_class__: _call_build_class,
+    torch.Tensor._make_subclass: _call_make_subclass,
     float: _call_float,
     int: _call_int,
     round: _call_round,

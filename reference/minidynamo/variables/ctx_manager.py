@@ -376,6 +376,23 @@ class NullContextVariable(TorchManagerVariable):
         return self.enter_result
 
 
+class TorchFunctionSubclassVariable(TorchManagerVariable):
+    """``torch._C.DisableTorchFunctionSubclass()``: no node, as in Dynamo; inside its
+    block no tensor subclass decides the class of a result (results are plain)."""
+
+    def enter(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        self.entered.append((tx.output.torch_function_subclass_enabled, lambda: None))  # type: ignore[arg-type]
+        tx.output.torch_function_subclass_enabled = False
+        return ConstantVariable(None)
+
+    def exit(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        tx.output.torch_function_subclass_enabled = self.entered.pop()[0]  # type: ignore[assignment]
+        return ConstantVariable(None)
+
+    def rebuilt(self) -> tuple[Callable, tuple] | None:
+        return self.cls, ()
+
+
 class SDPAKernelVariable(TorchManagerVariable):
     """``sdpa_kernel(backends, set_priority)``: the graph enables `backends` on entry and
     the backends it found on exit, each a ``_backend_from_string`` node (an enum member
@@ -437,6 +454,9 @@ TORCH_MANAGERS: dict[Callable, TorchManager] = {
         torch.autograd.grad_mode._exit_inference_mode,
     ),
     contextlib.nullcontext: TorchManager(_any_params, variable=NullContextVariable),
+    torch._C.DisableTorchFunctionSubclass: TorchManager(
+        lambda: (), variable=TorchFunctionSubclassVariable
+    ),
     # Dynamo leaves the profiler's managers out of the graph.
     torch.autograd.profiler.record_function: TorchManager(_any_params),
     torch.autograd.profiler.profile: TorchManager(_any_params),

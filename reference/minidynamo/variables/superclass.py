@@ -10,11 +10,13 @@ from __future__ import annotations
 import types
 from typing import TYPE_CHECKING
 
+import torch
 from minidynamo import graph_break_registry as gb
 from minidynamo.exc import unimplemented
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable
-from minidynamo.variables.misc import CellVariable
+from minidynamo.variables.misc import CellVariable, GetAttrVariable
+from minidynamo.variables.tensor import TensorVariable
 from minidynamo.variables.user_defined import UserDefinedObjectVariable, wrap_class_attribute
 from minidynamo.variables.user_dict import (
     DICT_BASES,
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
     from minidynamo.symbolic_convert import InstructionTranslatorBase
 
 _OBJECT_SLOTS = ("__init__", "__setattr__", "__getattribute__")
+TENSOR_BASES = (torch.Tensor, torch._C.TensorBase)
 
 
 class SuperVariable(VariableTracker):
@@ -60,6 +63,9 @@ class SuperVariable(VariableTracker):
             return ObjectSlotVariable(self.obj, name)
         if isinstance(attr, (types.FunctionType, staticmethod, classmethod, property)):
             return wrap_class_attribute(tx, self.obj, attr, None)
+        if isinstance(self.obj, TensorVariable) and base in TENSOR_BASES and callable(attr):
+            # `super().add(other)` in a tensor subclass's method: torch's method
+            return GetAttrVariable(self.obj, name)
         unimplemented(
             f"super().{name} of {base.__qualname__} ({type(attr).__name__})", gb.SUPER_ATTRIBUTE
         )

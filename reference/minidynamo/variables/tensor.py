@@ -126,12 +126,19 @@ class TensorVariable(VariableTracker):
             "data-dependent control flow: the truth value of a tensor", gb.DATA_DEPENDENT_BRANCH
         )
 
+    def is_new_object(self) -> bool:
+        # A result made a subclass outside the graph: one object however often used.
+        return self.source is None and self.class_type is not torch.Tensor
+
     def reconstruct(self, codegen: PyCodegen) -> None:
-        # An input is reloaded from the frame; a computed tensor is a graph output.
+        # An input is reloaded from the frame; a computed tensor is a graph output,
+        # made its subclass again (``graph_out_0[0].as_subclass(MyTensor)``).
         if self.source is not None:
             self.source.reconstruct(codegen)
-        else:
-            codegen.load_graph_output(self.proxy.node)
+            return
+        codegen.load_graph_output(self.proxy.node)
+        if self.class_type is not torch.Tensor:
+            codegen.call_method("as_subclass", [lambda: codegen.load_import(self.class_type)])
 
     def set_name_hint(self, name: str) -> None:
         if not self.name_is_set:
@@ -142,6 +149,15 @@ class TensorVariable(VariableTracker):
         from minidynamo.variables.lists import SizeVariable
         from minidynamo.variables.misc import GetAttrVariable
 
+        if name != "__class__" and hasattr(torch.Tensor, name):
+            found = self.subclass_attribute(tx, name)
+            if found is not None:
+                return found
+            if not callable(getattr(torch.Tensor, name)):
+                # `x.shape` of a class with its own __torch_function__ runs it
+                from minidynamo.variables.tensor_subclass import result_class
+
+                result_class(tx, name, [self], {})
         if name == "shape":
             if is_symbolic(self.example_value.shape):  # seed: `size = l_a_.size()`
                 return self.call_method(tx, "size", [], {})
@@ -162,7 +178,8 @@ class TensorVariable(VariableTracker):
 
             return wrap_class(self.python_type())
         if not hasattr(torch.Tensor, name):
-            return self.instance_attribute(tx, name)
+            found = self.subclass_attribute(tx, name)
+            return self.instance_attribute(tx, name) if found is None else found
         attr = getattr(torch.Tensor, name, None)
         if callable(attr):
             return GetAttrVariable(self, name)
@@ -201,6 +218,31 @@ class TensorVariable(VariableTracker):
         value = owner.proxy.node.meta["grapharg"].example  # the real input tensor
         return VariableBuilder(tx, AttrSource(owner.source, "grad"))(value.grad)
 
+    def subclass_attribute(
+        self, tx: InstructionTranslatorBase, name: str
+    ) -> VariableTracker | None:
+        """An attribute a tensor subclass defines (a method, a property, a class
+        constant), bound to this tensor as Python would; None where torch's own applies.
+        An instance attribute of the same name (the input's, or one the trace set) comes
+        first, as for any object, except where the class's is a data descriptor."""
+        from minidynamo.side_effects import DELETED
+        from minidynamo.variables.user_defined import wrap_class_attribute
+
+        stored = tx.output.side_effects.load_attr(self, name)
+        if stored is None:
+            shadowed = name in self.instance_dict
+        else:
+            shadowed = stored is not DELETED
+        for klass in self.class_type.__mro__:
+            if klass in (torch.Tensor, torch._C.TensorBase, object):
+                return None
+            if name in klass.__dict__:
+                attr = klass.__dict__[name]
+                if shadowed and not hasattr(type(attr), "__set__"):
+                    return None
+                return wrap_class_attribute(tx, self, attr, None)
+        return None
+
     # The tensor as a Python object: attributes of its own, set before or during the call.
 
     def instance_attribute(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
@@ -213,7 +255,7 @@ class TensorVariable(VariableTracker):
         if stored is None and self.source is not None and name in self.instance_dict:
             return VariableBuilder(tx, AttrSource(self.source, name))(self.instance_dict[name])
         cls = self.python_type()
-        if cls in (torch.Tensor, torch.nn.Parameter):  # no __getattr__ that may know more
+        if not hasattr(cls, "__getattr__"):  # no __getattr__ that may know more
             from minidynamo.variables.exceptions import raise_observed
 
             if self.source is not None:
@@ -319,6 +361,10 @@ class TensorVariable(VariableTracker):
             return as_ndarray(tx.output.call(tx, "call_method", "view_as", [self, self]))
         if name == "requires_grad_":
             return self.requires_grad_(tx, args, kwargs)
+        if name == "as_subclass" and len(args) == 1 and not kwargs and args[0].is_python_constant():
+            from minidynamo.variables.tensor_subclass import as_subclass
+
+            return as_subclass(self, args[0].as_python_constant())
         if name == "type" and not args and not kwargs:  # "torch.FloatTensor"
             return ConstantVariable(self.example_value.type())
         if name in STATIC_METHODS:
