@@ -609,3 +609,23 @@ def namedtuple_fields_of_an_instance(x):
     p = Pair("k", 2)
     named = dict(zip(p._fields, p, strict=True))
     return x * named["value"], p._fields, Span(1, 2).__match_args__
+
+
+@case(tags=[*TAGS, "dynamo-divergence"], calls=[Call(T(3)), Call(T(3))], options=FULLGRAPH,
+      expect=one_graph("mul"))  # fmt: skip
+def type_with_three_arguments_makes_a_class(x):
+    """`type(name, bases, namespace)` of constants: the class is made while tracing, as
+    Dynamo folds it, with the caller's `__module__` as CPython sets it (Dynamo's is its
+    own module's)."""
+    made = type("Made", (), {"scale": 2})
+    return x * made.scale, made.__name__, made.__module__
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("add"))  # fmt: skip
+def type_with_bad_bases_raises_type_error(x):
+    """type()'s TypeError is eager's, caught by the function."""
+    try:
+        type("Made", 1, {})
+    except TypeError:
+        return x + 1
+    return x

@@ -744,3 +744,97 @@ def vector_to_parameters_then_forward():
         return linear(torch.ones(1, 3))
 
     return load
+
+
+@case(
+    tags=["torch-api", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1),
+)
+def func_jvp_of_sin(x):
+    """Forward mode: `_jvp_increment_nesting`, the forward-grad switch and a dual level
+    are effect nodes run while tracing too, `_make_dual`/`_unpack_dual` graph nodes;
+    functorch's JVP_NESTING global goes 0 -> 1 -> 0 (a module attribute, replayed)."""
+    return torch.func.jvp(torch.sin, (x,), (torch.ones_like(x),))
+
+
+@case(
+    tags=["torch-api", "fullgraph"], calls=[Call(T(3), T(3))], options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1),
+)
+def func_jvp_of_two_inputs_with_aux(x, y):
+    def f(a, b):
+        return (a * b).sin(), {"total": a.sum()}
+
+    out, tangent, aux = torch.func.jvp(f, (x, y), (torch.ones_like(x), y), has_aux=True)
+    return out, tangent, aux["total"]
+
+
+@case(
+    tags=["torch-api", "fullgraph"], calls=[Call(T(3), T(3, 3))], options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1),
+)
+def func_jacfwd_of_matrix_map(x, m):
+    """jacfwd: a vmap over the basis of tangents of a jvp, all in one graph."""
+    return torch.func.jacfwd(lambda v: torch.tanh(m @ v))(x)
+
+
+@case(
+    tags=["torch-api", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1),
+)
+def func_hessian_of_sum_of_sines(x):
+    """hessian is jacfwd(jacrev): a grad level inside a jvp level inside a vmap."""
+    return torch.func.hessian(lambda v: v.sin().sum())(x)
+
+
+@case(
+    tags=["torch-api", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1), factory=True,
+)
+def func_jacfwd_of_module_through_functional_call():
+    """The Jacobian of a module's output in its input, the parameters passed by
+    functional_call."""
+    net = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.Tanh())
+
+    def jacobian(x):
+        params = dict(net.named_parameters())
+        return torch.func.jacfwd(
+            lambda p, v: torch.func.functional_call(net, p, (v,)), argnums=1
+        )(params, x)
+
+    return jacobian
+
+
+@case(
+    tags=["torch-api", "fullgraph"], calls=[Call(T(2, 3))], options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1),
+)
+def vmap_of_jvp(x):
+    return torch.func.vmap(lambda a: torch.func.jvp(torch.cos, (a,), (a,))[1])(x)
+
+
+@case(
+    tags=["torch-api", "fullgraph"], calls=[Call(T(3), T(3))], options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1),
+)
+def forward_ad_dual_level_block(x, y):
+    """torch.autograd.forward_ad is traced: entering the dual level and leaving it are
+    effect nodes; `_current_level`, the module's global, is set and reset."""
+    import torch.autograd.forward_ad as fwAD
+
+    with fwAD.dual_level():
+        dual = fwAD.make_dual(x, torch.ones_like(x))
+        primal, tangent = fwAD.unpack_dual((dual * y).sin())
+        untouched = fwAD.unpack_dual(y).tangent
+    return primal, tangent, untouched is None
+
+
+@case(
+    tags=["torch-api", "fullgraph"], calls=[Call(T(3), T(3, dtype=torch.int64))], options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1),
+)
+def dtype_promotion_queries_fold(x, i):
+    """promote_types and the default dtype are answered while tracing (Dynamo folds
+    them too); the tensors' dtypes are guarded."""
+    common = torch.promote_types(x.dtype, i.dtype)
+    return x.to(common) + i.to(common), common == torch.get_default_dtype()

@@ -276,6 +276,14 @@ _TYPES = [
         "GB8335",
     ),
     GraphBreakType(
+        "GB0035",
+        "class made by type() leaves the trace",
+        "A class that type(name, bases, namespace) made during the trace (made once, "
+        "when the function was traced) is returned or stored outside the compiled "
+        "function: in CPython each call makes a new class, so the frame runs there.",
+        "Make the class once outside the compiled function.",
+    ),
+    GraphBreakType(
         "GB0048",
         "function disabled by torch",
         "A function wrapped by torch.compiler.disable (torch._dynamo.disable, "
@@ -328,5 +336,6 @@ TENSOR_METHOD_NUMBER = "GB0032"
 TENSOR_SUBCLASS = "GB0033"
 TENSOR_SUBCLASS_TORCH_FUNCTION = "GB0034"
 GENERATOR_REBUILT_WITH_SIDE_EFFECTS = "GB0043"
+TRACE_TIME_CLASS_ESCAPES = "GB0035"
 TORCH_DISABLED_FUNCTION = "GB0048"
 TORCH_DISABLED_FRAME = "GB0049"

@@ -117,6 +117,7 @@ CONSTANT_FOLD_FUNCTIONS: frozenset[Callable] = frozenset(
         torch.are_deterministic_algorithms_enabled,
         # torch.func's state, which its traced transforms switch at trace time too
         torch._C._functorch.get_inplace_requires_grad_allowed,
+        torch._C._is_fwd_grad_enabled,
         torch._C._autograd._saved_tensors_hooks_get_disabled_error_message,
         torch.device,
         torch.finfo,
@@ -292,6 +293,7 @@ INLINE_MODULES: tuple[str, ...] = (
     "dataclasses",  # `dataclasses.replace`, `asdict`: Python over the fields
     "heapq",  # `Counter.most_common(n)` calls heapq.nlargest
     "minidynamo.polyfills",
+    "torch.autograd.forward_ad",  # dual_level, make_dual: see FUNCTORCH_IN_GRAPH
     "torch.distributions",
     "torch._functorch",  # torch.func's transforms (vmap, grad): see FUNCTORCH_IN_GRAPH
     # `torch._dynamo.is_compiling()` (named, never imported here): it asks
@@ -315,6 +317,12 @@ FUNCTORCH_EFFECTS: frozenset[Callable] = frozenset(
         _predispatch.lazy_load_decompositions,
         _predispatch._vmap_increment_nesting,
         _predispatch._vmap_decrement_nesting,
+        _predispatch._jvp_increment_nesting,
+        _predispatch._jvp_decrement_nesting,
+        _predispatch._enter_dual_level,
+        _predispatch._exit_dual_level,
+        torch._C._set_fwd_grad_enabled,
+        torch.autograd.forward_ad._maybe_load_decompositions,
         torch._C._functorch._grad_increment_nesting,
         torch._C._functorch._grad_decrement_nesting,
         torch._C._functorch.set_inplace_requires_grad_allowed,
@@ -327,6 +335,8 @@ FUNCTORCH_IN_GRAPH: frozenset[Callable] = FUNCTORCH_EFFECTS | frozenset(
         _predispatch._add_batch_dim,
         _predispatch._remove_batch_dim,
         _predispatch._unwrap_for_grad,
+        _predispatch._make_dual,
+        _predispatch._unpack_dual,
         torch._C._functorch._wrap_for_grad,
         _eager_transforms._set_tensor_requires_grad,
         _eager_transforms._autograd_grad,

@@ -85,3 +85,67 @@ def test_jacrev_matches_eager():
 
     x = torch.randn(3)
     torch.testing.assert_close(minidynamo.compile(fn, fullgraph=True)(x), fn(x))
+
+
+def _forward_ad_state() -> tuple:
+    """The forward-grad switch, functorch's JVP_NESTING and forward_ad's current level,
+    and the dual level a new block gets (0 when none was left entered)."""
+    import torch._functorch.eager_transforms as eager_transforms
+    import torch.autograd.forward_ad as fwAD
+
+    with fwAD.dual_level() as level:
+        pass
+    return (
+        torch._C._is_fwd_grad_enabled(),
+        eager_transforms.JVP_NESTING,
+        fwAD._current_level,
+        level,
+    )
+
+
+def test_trace_stopped_inside_jvp_restores_forward_ad_state():
+    """The trace entered a jvp level, switched forward grad on and entered a dual level
+    before the break: all are undone, and the module globals were never written."""
+
+    def fn(x):
+        def f(t):
+            minidynamo.graph_break()
+            return t.sin()
+
+        return torch.func.jvp(f, (x,), (x,))
+
+    before = (_functorch_state(), _forward_ad_state())
+    compiled = minidynamo.compile(fn, backend="eager", fullgraph=True)
+    with pytest.raises(Unsupported):
+        compiled(torch.randn(3))
+    assert (_functorch_state(), _forward_ad_state()) == before
+
+
+def test_jacfwd_and_hessian_match_eager():
+    def fn(x):
+        f = lambda v: (v.sin() * v).sum()  # noqa: E731
+        return torch.func.jacfwd(torch.tanh)(x), torch.func.hessian(f)(x)
+
+    x = torch.randn(3)
+    torch.testing.assert_close(minidynamo.compile(fn, fullgraph=True)(x), fn(x))
+    assert _forward_ad_state() == (True, 0, -1, 0)
+
+
+def test_global_of_another_module_assigned_by_inlined_code_is_replayed():
+    """forward_ad's `enter_dual_level` sets its module's `_current_level`: the graph
+    leaves it as eager does, and `make_dual` inlined after it reads the new value."""
+    import torch.autograd.forward_ad as fwAD
+
+    def fn(x):
+        level = fwAD.enter_dual_level()
+        primal, tangent = fwAD.unpack_dual(fwAD.make_dual(x, x) * 2)
+        return primal, tangent, level
+
+    x = torch.randn(3)
+    try:
+        primal, tangent, level = minidynamo.compile(fn, fullgraph=True)(x)
+        assert fwAD._current_level == level == 0
+    finally:
+        fwAD.exit_dual_level()
+    torch.testing.assert_close((primal, tangent), (x * 2, x * 2))
+    assert fwAD._current_level == -1

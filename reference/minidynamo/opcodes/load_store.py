@@ -15,6 +15,7 @@ from minidynamo.exc import unimplemented
 from minidynamo.opcodes import handler
 from minidynamo.variables import lazy
 from minidynamo.variables.constant import ConstantVariable
+from minidynamo.variables.functions import store_module_global
 from minidynamo.variables.misc import NullVariable
 from minidynamo.variables.user_defined import UserDefinedObjectVariable
 
@@ -96,7 +97,8 @@ def LOAD_GLOBAL_null_above(tx: InstructionTranslatorBase, inst: Instruction) -> 
 @handler("STORE_GLOBAL")
 def STORE_GLOBAL(tx: InstructionTranslatorBase, inst: Instruction) -> None:
     if tx.f_globals is not tx.output.root_globals:
-        unimplemented(f"assignment to global {inst.argval!r} of another module")
+        store_module_global(tx, inst.argval, tx.pop())
+        return
     tx.output.side_effects.store_global(inst.argval, tx.pop())
 
 

@@ -226,10 +226,26 @@ def _has_legacy_tensor_type(cls: object) -> bool:
     return isinstance(cls, type(torch.FloatTensor))  # the metaclass `torch.tensortype`
 
 
-def _call_type(tx: InstructionTranslatorBase, obj: VariableTracker) -> VariableTracker:
+def _call_type(tx: InstructionTranslatorBase, *args: VariableTracker) -> VariableTracker:
+    """``type(obj)``: its class; ``type(name, bases, namespace)`` of constants: the new
+    class, made now as Dynamo folds it (its ``__module__`` the calling function's, as
+    CPython sets it), which must not leave the trace (TraceTimeClassVariable)."""
     from minidynamo.builder import wrap_class
+    from minidynamo.variables.exceptions import raise_observed
+    from minidynamo.variables.user_defined import TraceTimeClassVariable
 
-    return wrap_class(obj.python_type())
+    if len(args) == 1:
+        return wrap_class(args[0].python_type())
+    if not all(arg.is_python_constant() for arg in args):
+        unimplemented("type(name, bases, namespace) of values other than constants")
+    values = [arg.as_python_constant() for arg in args]
+    if len(values) == 3 and isinstance(values[2], dict):
+        values[2] = {"__module__": tx.f_globals.get("__name__"), **values[2]}
+    try:
+        cls = type(*values)
+    except TypeError as e:  # bad arguments: eager's TypeError, which the code may catch
+        raise_observed(TypeError, str(e))
+    return TraceTimeClassVariable(cls)
 
 
 def _has_attr(tx: InstructionTranslatorBase, obj: VariableTracker, name: str) -> bool:

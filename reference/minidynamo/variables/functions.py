@@ -144,13 +144,39 @@ def globals_source(tx: InstructionTranslatorBase, f_globals: dict) -> Any:
     directly, or through the function's module installed as ``__import_<module>``."""
     if f_globals is tx.output.root_globals:
         return GlobalSource
-    module = sys.modules.get(f_globals.get("__name__", ""))
-    if module is None or module.__dict__ is not f_globals:
-        return lambda name: None
-    if trace_rules.in_modules(module.__name__, trace_rules.FIXED_GLOBALS_MODULES):
+    module = _reachable_module(f_globals)
+    if module is None:
         return lambda name: None
     alias = tx.output.install_import(module, module.__name__)
     return lambda name: AttrSource(GlobalSource(alias), name)
+
+
+def _reachable_module(f_globals: dict) -> types.ModuleType | None:
+    """The imported module whose namespace `f_globals` is, unless its globals are
+    taken as fixed (`FIXED_GLOBALS_MODULES`)."""
+    module = sys.modules.get(f_globals.get("__name__", ""))
+    if module is None or module.__dict__ is not f_globals:
+        return None
+    if trace_rules.in_modules(module.__name__, trace_rules.FIXED_GLOBALS_MODULES):
+        return None
+    return module
+
+
+def store_module_global(
+    tx: InstructionTranslatorBase, name: str, value: VariableTracker
+) -> None:
+    """``global N; N += 1`` in a function of another module than the frame's
+    (functorch's ``JVP_NESTING``, forward AD's ``_current_level``): a change of that
+    module's attribute, replayed after the graph as Dynamo does; its functions inlined
+    later read the new value."""
+    from minidynamo.builder import VariableBuilder
+
+    module = _reachable_module(tx.f_globals)
+    if module is None:
+        unimplemented(f"assignment to global {name!r} of another module")
+    alias = tx.output.install_import(module, module.__name__)
+    module_vt = VariableBuilder(tx, GlobalSource(alias))(module)
+    tx.output.side_effects.store_attr(module_vt, name, value)
 
 
 class UserFunctionVariable(BaseUserFunctionVariable):

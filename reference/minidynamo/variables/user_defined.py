@@ -404,6 +404,18 @@ class UserDefinedClassVariable(VariableTracker):
         return NamedTupleVariable(fields, self.value)
 
 
+
+class TraceTimeClassVariable(UserDefinedClassVariable):
+    """A class that ``type(name, bases, namespace)`` made while tracing: one class for
+    every run of the graph, where each call makes a new one in CPython, so it (or an
+    instance of it) must not leave the trace."""
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        unimplemented(
+            f"the class {self.value.__qualname__} made by type() leaves the trace",
+            gb.TRACE_TIME_CLASS_ESCAPES,
+        )
+
 class UserDefinedObjectVariable(VariableTracker):
     """Any other object: its type is guarded, its attributes are read lazily. An object
     the trace created (`cls_vt` set) holds the real, empty ``object.__new__(cls)``; its
