@@ -502,3 +502,22 @@ def traceback_of_lookup_error_is_truthy(x):
         if error.__traceback__:
             return x * 2
         return x * 3
+
+
+class _CodeOnly(Exception):
+    """A user exception whose own ``__init__`` keeps a code and does not call the
+    base's: ``args`` stay every constructor argument (BaseException.__new__'s)."""
+
+    def __init__(self, code, where="here"):
+        self.code = code
+
+
+@case(tags=["exceptions", "fullgraph"], calls=[Call(T(3))], options={"fullgraph": True},
+      expect=one_graph("mul"))  # fmt: skip
+def str_of_user_exception_with_own_init(x):
+    """`str` and `repr` of it are BaseException's: the builtin bases' own ``__str__``
+    is not the class's."""
+    try:
+        raise _CodeOnly(3, "there")
+    except _CodeOnly as error:
+        return x * error.code, str(error), repr(error), error.args

@@ -47,7 +47,8 @@ class ExceptionVariable(VariableTracker):
         args = [arg.as_python_constant() for arg in self.args]
         if has_plain_constructor(self.exc_type):
             return self.exc_type(*args)
-        if any(name in vars(c) for c in self.exc_type.__mro__[:-1] for name in _OWN_TEXT):
+        user_classes = [c for c in self.exc_type.__mro__ if c.__module__ != "builtins"]
+        if any(name in vars(c) for c in user_classes for name in _OWN_TEXT):
             unimplemented(f"str() of {self!r}, whose class has its own __str__ or __repr__")
         return BaseException.__new__(self.exc_type, *args)
 
