@@ -455,3 +455,43 @@ def contextmanager_reraises_exception_through_finally(x):
     except ValueError:
         pass
     return x + len(log)
+
+
+class _RecordsExit:
+    """A manager whose ``__exit__`` records what it was given and swallows it."""
+
+    def __init__(self):
+        self.seen = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, value, traceback):
+        self.seen = (exc_type is ValueError, traceback is not None)
+        return True
+
+
+@case(tags=["context-managers", "exceptions", "fullgraph"], calls=[Call(T(3))],
+      options={"fullgraph": True}, expect=one_graph("add"))  # fmt: skip
+def exit_gets_the_traceback(x):
+    """``__exit__`` gets the exception's traceback, not None."""
+    manager = _RecordsExit()
+    with manager:
+        raise ValueError("in the block")
+    return x + 1, manager.seen
+
+
+@contextlib.contextmanager
+def _passes_through():
+    yield
+
+
+@case(tags=["context-managers", "exceptions", "fullgraph"], calls=[Call(T(3))],
+      options={"fullgraph": True}, expect=one_graph("mul"))  # fmt: skip
+def generator_manager_reraises_with_traceback(x):
+    """contextlib's ``__exit__`` re-raises the exception with the traceback it got."""
+    try:
+        with _passes_through():
+            raise KeyError("key")
+    except KeyError as error:
+        return x * 2, error.__traceback__ is not None

@@ -478,3 +478,46 @@ def missing_attribute_uncaught(x, settings):
     does."""
     y = x.sin()
     return y * settings.scale
+
+
+@case(tags=["exceptions", "fullgraph"], calls=[Call(T(3))], options={"fullgraph": True},
+      expect=one_graph("add"))  # fmt: skip
+def caught_exception_has_traceback(x):
+    """A raised exception has a traceback: ``e.__traceback__`` is not None (one made and
+    not raised has none)."""
+    made = ValueError("not raised")
+    try:
+        raise ValueError("raised")
+    except ValueError as error:
+        return x + 1, error.__traceback__ is not None, made.__traceback__ is None
+
+
+@case(tags=["exceptions", "fullgraph"], calls=[Call(T(3))], options={"fullgraph": True},
+      expect=one_graph("mul"))  # fmt: skip
+def traceback_of_lookup_error_is_truthy(x):
+    """The KeyError a missing key raises has a traceback too, and it is true."""
+    try:
+        {}["missing"]
+    except KeyError as error:
+        if error.__traceback__:
+            return x * 2
+        return x * 3
+
+
+class _CodeOnly(Exception):
+    """A user exception whose own ``__init__`` keeps a code and does not call the
+    base's: ``args`` stay every constructor argument (BaseException.__new__'s)."""
+
+    def __init__(self, code, where="here"):
+        self.code = code
+
+
+@case(tags=["exceptions", "fullgraph"], calls=[Call(T(3))], options={"fullgraph": True},
+      expect=one_graph("mul"))  # fmt: skip
+def str_of_user_exception_with_own_init(x):
+    """`str` and `repr` of it are BaseException's: the builtin bases' own ``__str__``
+    is not the class's."""
+    try:
+        raise _CodeOnly(3, "there")
+    except _CodeOnly as error:
+        return x * error.code, str(error), repr(error), error.args

@@ -301,3 +301,17 @@ def module_made_and_returned(x):
     act = nn.GELU(approximate="tanh")
     act.scale = 3
     return act, act(x) * act.scale
+
+
+@case(
+    tags=["nn-module", "graph-breaks"],
+    calls=[Call(T(2, 4))],
+    expect=Expect(graphs=1),
+)
+def weight_norm_of_module_made_in_function(x):
+    """`weight_norm` of a `nn.Linear` made in the function: the module's parameters
+    break the graph; the module passed on is not a constructor argument the generated
+    code can give again, so that call breaks too (not an internal error)."""
+    lin = nn.Linear(4, 3)
+    lin = nn.utils.parametrizations.weight_norm(lin)
+    return lin(x) * 2

@@ -46,7 +46,7 @@ from minidynamo.variables import lazy
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable, is_constant_none
 from minidynamo.variables.ctx_manager import WithExitFunctionVariable
-from minidynamo.variables.exceptions import raise_observed, set_context
+from minidynamo.variables.exceptions import ExceptionVariable, raise_observed, set_context
 from minidynamo.variables.functions import globals_source
 from minidynamo.variables.misc import CellVariable, NullVariable
 from minidynamo.variables.tensor import TensorVariable
@@ -202,6 +202,8 @@ class InstructionTranslatorBase:
     def handle_exception(self, inst: Instruction, error: ObservedException) -> None:
         """Continue at the handler that catches `error` raised by `inst`, as CPython
         does (3.11+: the exception table; 3.10: the block stack), or let it leave."""
+        if isinstance(error.exception, ExceptionVariable):
+            error.exception.raised()
         entry = inst.exn_tab_entry
         if entry is not None:
             del self.stack[entry.depth :]

@@ -14,6 +14,7 @@ from minidynamo.opcodes import handler
 from minidynamo.opcodes.exceptions import Block
 from minidynamo.variables import ctx_manager
 from minidynamo.variables.constant import ConstantVariable
+from minidynamo.variables.exceptions import ExceptionVariable
 from minidynamo.variables.lists import IteratorVariable, iterator_of
 from minidynamo.variables.operators import compare_identity
 
@@ -154,8 +155,8 @@ def exit_with_exception(tx: InstructionTranslatorBase, exit_depth: int, exc_dept
 
     exc = tx.stack[-exc_depth]
     exc_type = VariableBuilder(tx, None)(exc.python_type())
-    none = ConstantVariable(None)  # the traceback
-    tx.push(tx.stack[-exit_depth].call_function(tx, [exc_type, exc, none], {}))
+    traceback = exc.traceback if isinstance(exc, ExceptionVariable) else ConstantVariable(None)
+    tx.push(tx.stack[-exit_depth].call_function(tx, [exc_type, exc, traceback], {}))
 
 
 @handler("WITH_EXCEPT_START", since=(3, 11))

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from minidynamo.exc import ObservedException, unimplemented
 from minidynamo.variables.base import VariableTracker
-from minidynamo.variables.constant import ConstantVariable, is_constant_value
+from minidynamo.variables.constant import ConstantVariable, is_constant_none, is_constant_value
 
 if TYPE_CHECKING:
     from minidynamo.symbolic_convert import InstructionTranslatorBase
@@ -31,8 +31,7 @@ class ExceptionVariable(VariableTracker):
         self.suppress_context = False  # set by `raise ... from ...`, as CPython does
         self.context: VariableTracker | None = None  # set where it is raised (set_context)
         self.attrs: dict[str, VariableTracker] = {}  # set by the class's own __init__
-        # The trace knows no traceback: an exception's is None, as the one given to a
-        # manager's __exit__ (contextlib's sets it back on the exception it re-raises).
+        # None until the exception is raised (`raised`), then an opaque traceback.
         self.traceback: VariableTracker = ConstantVariable(None)
 
     def __repr__(self) -> str:
@@ -48,7 +47,8 @@ class ExceptionVariable(VariableTracker):
         args = [arg.as_python_constant() for arg in self.args]
         if has_plain_constructor(self.exc_type):
             return self.exc_type(*args)
-        if any(name in vars(c) for c in self.exc_type.__mro__[:-1] for name in _OWN_TEXT):
+        user_classes = [c for c in self.exc_type.__mro__ if c.__module__ != "builtins"]
+        if any(name in vars(c) for c in user_classes for name in _OWN_TEXT):
             unimplemented(f"str() of {self!r}, whose class has its own __str__ or __repr__")
         return BaseException.__new__(self.exc_type, *args)
 
@@ -86,11 +86,35 @@ class ExceptionVariable(VariableTracker):
     def method_with_traceback(
         self, tx: InstructionTranslatorBase, traceback: VariableTracker
     ) -> VariableTracker:
-        """``exc.with_traceback(tb)``: the only traceback the trace has is None."""
-        if not traceback.is_python_constant() or traceback.as_python_constant() is not None:
+        """``exc.with_traceback(tb)``: None, or the traceback of a raised exception
+        (contextlib's ``__exit__`` sets back the one it was given)."""
+        if not isinstance(traceback, TracebackVariable) and not is_constant_none(traceback):
             unimplemented(f"traceback {traceback!r} for the exception {self!r}")
         self.traceback = traceback
         return self
+
+    def raised(self) -> None:
+        """CPython gives an exception a traceback where it is raised (one more entry
+        on the one it had): from then on its ``__traceback__`` is not None."""
+        self.traceback = TracebackVariable()
+
+
+class TracebackVariable(VariableTracker):
+    """The traceback of an exception raised in the trace: known not to be None (``tb
+    is None``, truthiness, passing it on), its frames not modelled (any other use, and
+    rebuilding it at a graph break, break the graph)."""
+
+    def __repr__(self) -> str:
+        return "TracebackVariable()"
+
+    def python_type(self) -> type:
+        return types.TracebackType
+
+    def is_new_object(self) -> bool:
+        return True
+
+    def bool_value(self) -> bool:
+        return True
 
 
 def set_context(exc: VariableTracker, handled: list[VariableTracker], callers_handle: bool) -> None:

@@ -470,7 +470,7 @@ def _value_of(value: VariableTracker) -> object:
     if type(value) in (ConstDictVariable, OrderedDictVariable):
         entries = {key_constant(k): _value_of(v) for k, v in value.items.items()}
         return value.python_type()(entries)
-    raise NotConstant
+    raise NotConstant(f"{value!r} is not a constructor argument the code can give again")
 
 
 def _frozen(value: VariableTracker) -> VariableTracker:
