@@ -37,7 +37,7 @@ class GetAttrVariable(VariableTracker):
         self.name = name
 
     def __repr__(self) -> str:
-        return f"GetAttrVariable({self.obj!r}, {self.name})"
+        return f"{type(self).__name__}({self.obj!r}, {self.name})"
 
     def reconstruct(self, codegen: PyCodegen) -> None:
         codegen(self.obj)
@@ -63,23 +63,11 @@ class GetAttrVariable(VariableTracker):
         return self.obj.call_method(tx, self.name, args, kwargs)
 
 
-class OpaqueMethodVariable(VariableTracker):
+class OpaqueMethodVariable(GetAttrVariable):
     """``obj.name`` for a C method of an object the tracer does not model
     (`generator.manual_seed` of a torch.Generator made in CPython): the read is kept, and
     the call breaks the graph, where the frame can resume (as Dynamo's GetAttrVariable);
     a break at the read itself would leave the whole frame to CPython."""
-
-    def __init__(self, obj: VariableTracker, name: str) -> None:
-        super().__init__()
-        self.obj = obj
-        self.name = name
-
-    def __repr__(self) -> str:
-        return f"OpaqueMethodVariable({self.obj!r}, {self.name})"
-
-    def reconstruct(self, codegen: PyCodegen) -> None:
-        codegen(self.obj)
-        codegen.load_attr(self.name)
 
     def call_function(
         self,
