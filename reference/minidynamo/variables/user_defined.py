@@ -165,18 +165,18 @@ def wrap_class_attribute(
         return VariableBuilder(tx, source)(attr)
     if is_method_descriptor(attr) and isinstance(owner, UserDefinedClassVariable):
         return MethodDescriptorVariable(owner.value, attr.__name__)  # type: ignore[attr-defined]
-    polyfill = owner.method_polyfill(attr.__name__) if is_method_descriptor(attr) else None
-    if polyfill is not None:  # `obj.__reduce_ex__` of object
-        return UserMethodVariable(UserFunctionVariable(polyfill), owner)
+    if is_method_descriptor(attr):  # a C method bound to an instance
+        polyfill = owner.method_polyfill(attr.__name__)
+        if polyfill is not None:  # `obj.__reduce_ex__` of object
+            return UserMethodVariable(UserFunctionVariable(polyfill), owner)
+        from minidynamo.variables.misc import OpaqueMethodVariable
+
+        return OpaqueMethodVariable(owner, attr.__name__)  # type: ignore[attr-defined]
     getter = _traced_slot(type(attr), "__get__")
     if getter is not None:  # a user's descriptor: its __get__(obj or None, cls) inlined
         instance = ConstantVariable(None) if isinstance(owner, UserDefinedClassVariable) else owner
         cls_vt = owner if instance is not owner else VariableBuilder(tx, None)(owner.python_type())
         return inline_slot(tx, getter, [VariableBuilder(tx, None)(attr), instance, cls_vt])
-    if is_method_descriptor(attr) and not isinstance(owner, UserDefinedClassVariable):
-        from minidynamo.variables.misc import OpaqueMethodVariable
-
-        return OpaqueMethodVariable(owner, attr.__name__)  # type: ignore[attr-defined]
     if hasattr(type(attr), "__get__"):
         unimplemented(f"descriptor of type {type(attr).__name__}")
     return VariableBuilder(tx, source)(attr)
@@ -404,7 +404,6 @@ class UserDefinedClassVariable(VariableTracker):
         return NamedTupleVariable(fields, self.value)
 
 
-
 class TraceTimeClassVariable(UserDefinedClassVariable):
     """A class that ``type(name, bases, namespace)`` made while tracing: one class for
     every run of the graph, where each call makes a new one in CPython, so it (or an
@@ -415,6 +414,7 @@ class TraceTimeClassVariable(UserDefinedClassVariable):
             f"the class {self.value.__qualname__} made by type() leaves the trace",
             gb.TRACE_TIME_CLASS_ESCAPES,
         )
+
 
 class UserDefinedObjectVariable(VariableTracker):
     """Any other object: its type is guarded, its attributes are read lazily. An object
