@@ -249,3 +249,17 @@ def list_item_value_changes(x, l):  # noqa: E741
 def new_tensor_values_same_metadata(x, y):
     """Guards look at tensor metadata, never at values: fresh values reuse the graph."""
     return x + y
+
+
+@case(
+    tags=["guards", "containers"],
+    calls=[
+        Call(T(3), {(3, torch.float32, torch.device("cpu")): T(1)}),
+        Call(T(3), {(3, torch.float32, torch.device("cpu")): T(1)}),
+    ],
+    expect=Expect(frames=1, graphs=1),
+)
+def dict_keyed_by_dtype_and_device_hits_the_cache(x, cache):
+    """A key whose printed form is not a literal (a dtype, a device) is read by the key
+    object itself: the guard on the value holds on the next call, no recompile."""
+    return x * cache[(x.shape[0], x.dtype, x.device)]

@@ -28,6 +28,7 @@ from minidynamo import shapes
 from minidynamo.eval_frame import param_count
 from minidynamo.shapes import DYNAMIC_DIMS, marked_dims, tensor_guard_sizes
 from minidynamo.source import (
+    GetItemSource,
     GlobalSource,
     LocalSource,
     NumpyTensorSource,
@@ -449,7 +450,7 @@ class CheckFunction:
         return None
 
     def _body(self, batch_tensors: bool) -> list[str]:
-        reads = _Reads(self.sources, self.code)
+        reads = _Reads(self.sources, self.code, self.namespace)
         body: list[str] = []
         ordered = sorted(self.guards, key=lambda guard: guard.rank)
         batched = [guard for guard in ordered if guard.tensor is not None and batch_tensors]
@@ -482,8 +483,12 @@ class _Reads:
     """The locals of a check function's body: which source each holds, and the
     statements that read the ones not yet read."""
 
-    def __init__(self, sources: dict[str, Source], code: types.CodeType) -> None:
+    def __init__(
+        self, sources: dict[str, Source], code: types.CodeType, namespace: dict[str, Any]
+    ) -> None:
         self.sources = dict(sources)
+        # Where an item's key is bound when its printed form does not read back.
+        self.namespace = namespace
         self.params = code.co_varnames[: param_count(code)]
         self.freevars = code.co_freevars
         self.locals: dict[str, str] = {}
@@ -508,7 +513,12 @@ class _Reads:
         """The local holding `source`, reading it first (and its bases) if need be."""
         name = source.name
         if name not in self.locals:
-            if isinstance(source, ChainedSource):
+            if isinstance(source, GetItemSource) and not _reads_back(source.index):
+                # `(4, torch.float32)`, `device(type='cpu')`: the key object itself.
+                key = f"___key{len(self.namespace)}"
+                self.namespace[key] = source.index
+                read = f"{self.local(source.base)}[{key}]"
+            elif isinstance(source, ChainedSource):
                 read = source._name_template.format(self.local(source.base))  # noqa: SLF001
             else:
                 read = self._root(source)
@@ -532,6 +542,14 @@ class _Reads:
     def take_new(self) -> list[str]:
         lines, self.pending = self.pending, []
         return lines
+
+
+def _reads_back(value: object) -> bool:
+    """`repr(value)` is a Python literal equal to `value`."""
+    try:
+        return ast.literal_eval(repr(value)) == value
+    except (ValueError, SyntaxError):
+        return False
 
 
 def _show_constant(value: object) -> str:
