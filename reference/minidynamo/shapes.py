@@ -519,6 +519,21 @@ class ShapePolicy:
         self._log_created(symbol, value, source)
         return symfloat
 
+    def wrap_numpy_scalar_item(self, value: int | float, source: Source) -> torch.SymInt | torch.SymFloat:
+        """The number a NumPy scalar input holds (read by `int(s)`, `s.item()`): a symbol
+        from the first compile, whatever the knobs, as in Dynamo: the scalar is a 0-dim
+        tensor input, so its value is data, not a constant of the graph."""
+        if isinstance(value, int):
+            number = self.shape_env.create_unspecified_symint_and_symbol(
+                value, source, DimDynamic.DYNAMIC
+            )
+        else:
+            symbol = self.shape_env.create_unspecified_symbol(value, source, DimDynamic.DYNAMIC)
+            number = self.shape_env.create_symfloatnode(symbol, hint=value, source=source)
+        self.symbol_sources[number.node.expr] = source
+        self._log_created(number.node.expr, value, source)
+        return number
+
     # Tracing.
 
     def evaluate(self, value: Any, where: str) -> bool | int | float:

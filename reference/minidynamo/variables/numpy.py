@@ -140,6 +140,15 @@ def is_numpy_scalar(vt: VariableTracker) -> bool:
     return isinstance(vt, NumpyNdarrayVariable) and vt.scalar_type is not None
 
 
+def is_numpy_scalar_input(vt: VariableTracker) -> bool:
+    """A NumPy integer or floating scalar input, whose `item()` is a symbol."""
+    return (
+        isinstance(vt, NumpyNdarrayVariable)
+        and vt.source is not None
+        and isinstance(vt.scalar, (np.integer, np.floating))
+    )
+
+
 def is_scalar_operand(vt: VariableTracker) -> bool:
     """A NumPy scalar, or a number: operands of which NumPy's result is a scalar."""
     return is_numpy_scalar(vt) or not isinstance(vt, TensorVariable)
@@ -396,6 +405,10 @@ class NumpyNdarrayVariable(TensorVariable):
         args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
+        if name == "item" and not args and not kwargs:
+            item = self.item(tx)
+            if item is not None:
+                return item
         if name in _DATA_DEPENDENT_METHODS and self.scalar is not None:
             # `s.item()` of a known NumPy scalar: its value, guarded.
             return self.specialize(tx).call_method(tx, name, args, kwargs)
@@ -412,6 +425,22 @@ class NumpyNdarrayVariable(TensorVariable):
             renamed = {"a_min": "min", "a_max": "max"}
             kwargs = {renamed.get(key, key): value for key, value in kwargs.items()}
         return call_numpy(tx, method_wrapper(name), [self, *args], kwargs)
+
+    def item(self, tx: InstructionTranslatorBase) -> VariableTracker | None:
+        """``a.item()`` (and `int(a)`, `float(a)`) in the graph, ``wrapped_item(l_a_)``, as
+        Dynamo: of a NumPy scalar input, a symbol from the first compile (a new value
+        reuses the graph); of a computed array under fullgraph, a captured scalar output
+        (an unbacked symbol, as `Tensor.item()`). None: the caller's rules (a known
+        bool or complex scalar is its guarded value; elsewhere a break)."""
+        if is_numpy_scalar_input(self):
+            number = tx.output.shapes.wrap_numpy_scalar_item(self.scalar.item(), self.source)
+            proxy = tx.output.create_proxy(
+                tx, "call_function", method_wrapper("item"), (self.as_proxy(),), {}, example=number
+            )
+            return SymNodeVariable(tx, proxy, number)
+        if self.scalar is None and tx.output.one_graph:
+            return tx.output.call(tx, "call_function", method_wrapper("item"), [self])
+        return None
 
     def unpack_var_sequence(self, tx: InstructionTranslatorBase) -> list[VariableTracker]:
         return [as_ndarray(row) for row in super().unpack_var_sequence(tx)]
