@@ -377,6 +377,9 @@ class ShapePolicy:
         self._created_ranges: dict[sympy.Symbol, tuple[int, int | None]] = {}
         self._marked_dynamic: list[tuple[Source, sympy.Expr]] = []
         self._new_inputs: list[SymbolInput] = []
+        # The symbol of each NumPy scalar input's number, by source name: each read of it
+        # (`int(s)`, then `float(s)`) is the same symbol.
+        self._scalar_items: dict[str, torch.SymInt | torch.SymFloat] = {}
 
     # Inputs.
 
@@ -523,6 +526,8 @@ class ShapePolicy:
         """The number a NumPy scalar input holds (read by `int(s)`, `s.item()`): a symbol
         from the first compile, whatever the knobs, as in Dynamo: the scalar is a 0-dim
         tensor input, so its value is data, not a constant of the graph."""
+        if source.name in self._scalar_items:
+            return self._scalar_items[source.name]
         if isinstance(value, int):
             number = self.shape_env.create_unspecified_symint_and_symbol(
                 value, source, DimDynamic.DYNAMIC
@@ -532,6 +537,7 @@ class ShapePolicy:
             number = self.shape_env.create_symfloatnode(symbol, hint=value, source=source)
         self.symbol_sources[number.node.expr] = source
         self._log_created(number.node.expr, value, source)
+        self._scalar_items[source.name] = number
         return number
 
     # Tracing.
