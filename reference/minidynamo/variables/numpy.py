@@ -141,11 +141,13 @@ def is_numpy_scalar(vt: VariableTracker) -> bool:
 
 
 def is_numpy_scalar_input(vt: VariableTracker) -> bool:
-    """A NumPy integer or floating scalar input, whose `item()` is a symbol."""
+    """A NumPy integer or finite floating scalar input, whose `item()` is a symbol (a
+    NaN or infinity stays its guarded value, as a Python float's)."""
     return (
         isinstance(vt, NumpyNdarrayVariable)
         and vt.source is not None
         and isinstance(vt.scalar, (np.integer, np.floating))
+        and bool(np.isfinite(vt.scalar))
     )
 
 
@@ -171,7 +173,9 @@ def known_scalar_result(
 ) -> tuple[np.generic, Callable[[], None]] | None:
     """The value NumPy computes for `fn` on known scalars and numbers, and how to guard
     the scalars it came from; None where an operand is not known."""
-    if kwargs or not all(is_known_scalar(arg) or is_number(arg) for arg in args):
+    if kwargs or not all(
+        is_known_scalar(arg) or (is_number(arg) and arg.is_python_constant()) for arg in args
+    ):  # a symbolic number (`np.sqrt(n)` of a dynamic int) is computed by the graph
         return None
     known = [arg for arg in args if is_known_scalar(arg)]
     values = [
@@ -486,9 +490,11 @@ class NumpyVariable(VariableTracker):
         if counterpart is None:
             name = getattr(self.value, "__name__", repr(self.value))
             unimplemented(f"NumPy function {name} is not traced", gb.NUMPY_FUNCTION)
-        # A ufunc of scalars (`np.exp(s)`) is a scalar, as an operator's is.
-        scalar = isinstance(self.value, np.ufunc) and all(
-            is_scalar_operand(arg) for arg in [*args, *kwargs.values()]
+        # A ufunc of scalars (`np.exp(s)`) is a scalar, as an operator's is; so is a
+        # scalar type's conversion of a 0-dim array (`np.float32(a.sum())`).
+        scalar = isinstance(self.value, type) or (
+            isinstance(self.value, np.ufunc)
+            and all(is_scalar_operand(arg) for arg in [*args, *kwargs.values()])
         )
         known = known_scalar_result(self.value, args, kwargs) if scalar else None
         return call_numpy(
