@@ -409,3 +409,17 @@ def int_of_numpy_integer_input_is_a_symbol(x, n):
     """`int(n)` of a NumPy integer input reads its 0-dim tensor (`wrapped_item`): a
     SymInt from the first compile, so a new value reuses the graph, as in Dynamo."""
     return x[: int(n)] * float(n)
+
+
+@case(
+    tags=["numpy", "dynamic-shapes", "recompiles"],
+    calls=[Call(T(3), 4), Call(T(3), 9), Call(T(3), 16)],
+    options={"fullgraph": True},
+    expect=Expect(frames=3, graphs=3),
+)
+def numpy_functions_of_a_dynamic_int(x, n):
+    """`np.sqrt(n)` and `np.float32(n)` of an int argument: once `n` changed it is a
+    SymInt, and both are graph nodes on it (`wrapped_sqrt(l_n_)`), not constants to
+    fold. torch._numpy makes the SymInt a tensor, which specializes it (`L['n'] == 9`):
+    each value compiles, as in Dynamo."""
+    return x * np.sqrt(n) + x * np.float32(n)
