@@ -522,7 +522,9 @@ class ShapePolicy:
         self._log_created(symbol, value, source)
         return symfloat
 
-    def wrap_numpy_scalar_item(self, value: int | float, source: Source) -> torch.SymInt | torch.SymFloat:
+    def wrap_numpy_scalar_item(
+        self, value: int | float, source: Source
+    ) -> torch.SymInt | torch.SymFloat:
         """The number a NumPy scalar input holds (read by `int(s)`, `s.item()`): a symbol
         from the first compile, whatever the knobs, as in Dynamo: the scalar is a 0-dim
         tensor input, so its value is data, not a constant of the graph."""

@@ -143,7 +143,9 @@ class BuiltinVariable(VariableTracker):
             lazy.realize_numbers(args)
         # `int(s)` of a NumPy scalar input reads it as a symbol (`s.item()`), others
         # take its guarded value.
-        read_as_symbol = self.fn in (int, float) and len(args) == 1 and is_numpy_scalar_input(args[0])
+        read_as_symbol = (
+            self.fn in (int, float) and len(args) == 1 and is_numpy_scalar_input(args[0])
+        )
         if self.fn in _NUMBER_BUILTINS and any(map(is_numpy_scalar, args)) and not read_as_symbol:
             args = [specialize_numpy_scalar(arg, tx) for arg in args]
         if self.fn in _TENSOR_EXTREMES and not kwargs:
