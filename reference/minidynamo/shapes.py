@@ -311,6 +311,12 @@ class Dynamism:
         stdlib_values.math_on_dynamic_float
     a float                     specialize_float=True         -> constant, compiled anew
         float_scalar_specialized
+    a NumPy scalar argument     any                           -> its 0-dim tensor input: a
+    (np.int64, np.float32)      value reused; read as a number (`int(s)`, `s.item()`), a
+    symbol from the 1st compile (`wrapped_item(l_s_)`); as a size or a branch
+    (`torch.zeros(s)`, `if s > 0:`), a constant guarded on its value
+        numpy_arrays.int_of_numpy_integer_input_is_a_symbol,
+        numpy_arrays.numpy_integer_scalar_as_a_size
     a bool                      any                           -> constant; entries reused
         bool_flip_flop
     a list's length             any                           -> constant (guarded length)
