@@ -386,3 +386,40 @@ def softmax_and_norm_of_rows(a):
 def where_between_broadcast_arrays(a, b):
     """`np.where` of two arrays of different ranks, broadcast, with a mask of both."""
     return np.where(a > b, a, b) + np.concatenate([b, b])[:4]
+
+
+@case(
+    tags=["numpy", "fullgraph"],
+    calls=[Call(T(4)), Call(T(4))],
+    options={"fullgraph": True},
+    expect=one_graph(".view_as", "wrapped_mean", "wrapped_item", "add"),
+)
+def mean_of_array_read_as_float_under_fullgraph(x):
+    """`float(np.mean(a))` under fullgraph=True: the ndarray's `item()` is a captured
+    scalar output (an unbacked SymFloat), as `Tensor.item()` is; the program gets a float."""
+    return float(np.mean(x.numpy())) + 1.0
+
+
+@case(
+    tags=["numpy", "dynamic-shapes", "recompiles"],
+    calls=[Call(T(6), np.int64(2)), Call(T(6), np.int64(3)), Call(T(6), np.int64(4))],
+    expect=Expect(frames=1, graphs=1),
+)
+def int_of_numpy_integer_input_is_a_symbol(x, n):
+    """`int(n)` of a NumPy integer input reads its 0-dim tensor (`wrapped_item`): a
+    SymInt from the first compile, so a new value reuses the graph, as in Dynamo."""
+    return x[: int(n)] * float(n)
+
+
+@case(
+    tags=["numpy", "dynamic-shapes", "recompiles"],
+    calls=[Call(T(3), 4), Call(T(3), 9), Call(T(3), 16)],
+    options={"fullgraph": True},
+    expect=Expect(frames=3, graphs=3),
+)
+def numpy_functions_of_a_dynamic_int(x, n):
+    """`np.sqrt(n)` and `np.float32(n)` of an int argument: once `n` changed it is a
+    SymInt, and both are graph nodes on it (`wrapped_sqrt(l_n_)`), not constants to
+    fold. torch._numpy makes the SymInt a tensor, which specializes it (`L['n'] == 9`):
+    each value compiles, as in Dynamo."""
+    return x * np.sqrt(n) + x * np.float32(n)

@@ -311,6 +311,12 @@ class Dynamism:
         stdlib_values.math_on_dynamic_float
     a float                     specialize_float=True         -> constant, compiled anew
         float_scalar_specialized
+    a NumPy scalar argument     any                           -> its 0-dim tensor input: a
+    (np.int64, np.float32)      value reused; read as a number (`int(s)`, `s.item()`), a
+    symbol from the 1st compile (`wrapped_item(l_s_)`); as a size or a branch
+    (`torch.zeros(s)`, `if s > 0:`), a constant guarded on its value
+        numpy_arrays.int_of_numpy_integer_input_is_a_symbol,
+        numpy_arrays.numpy_integer_scalar_as_a_size
     a bool                      any                           -> constant; entries reused
         bool_flip_flop
     a list's length             any                           -> constant (guarded length)
@@ -377,6 +383,9 @@ class ShapePolicy:
         self._created_ranges: dict[sympy.Symbol, tuple[int, int | None]] = {}
         self._marked_dynamic: list[tuple[Source, sympy.Expr]] = []
         self._new_inputs: list[SymbolInput] = []
+        # The symbol of each NumPy scalar input's number, by source name: each read of it
+        # (`int(s)`, then `float(s)`) is the same symbol.
+        self._scalar_items: dict[str, torch.SymInt | torch.SymFloat] = {}
 
     # Inputs.
 
@@ -518,6 +527,26 @@ class ShapePolicy:
         self.symbol_sources[symbol] = source
         self._log_created(symbol, value, source)
         return symfloat
+
+    def wrap_numpy_scalar_item(
+        self, value: int | float, source: Source
+    ) -> torch.SymInt | torch.SymFloat:
+        """The number a NumPy scalar input holds (read by `int(s)`, `s.item()`): a symbol
+        from the first compile, whatever the knobs, as in Dynamo: the scalar is a 0-dim
+        tensor input, so its value is data, not a constant of the graph."""
+        if source.name in self._scalar_items:
+            return self._scalar_items[source.name]
+        if isinstance(value, int):
+            number = self.shape_env.create_unspecified_symint_and_symbol(
+                value, source, DimDynamic.DYNAMIC
+            )
+        else:
+            symbol = self.shape_env.create_unspecified_symbol(value, source, DimDynamic.DYNAMIC)
+            number = self.shape_env.create_symfloatnode(symbol, hint=value, source=source)
+        self.symbol_sources[number.node.expr] = source
+        self._log_created(number.node.expr, value, source)
+        self._scalar_items[source.name] = number
+        return number
 
     # Tracing.
 

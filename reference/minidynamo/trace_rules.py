@@ -455,12 +455,14 @@ NUMPY_MODULES: dict[types.ModuleType, types.ModuleType] = {
 
 @functools.cache
 def _numpy_table() -> dict[int, tuple[object, Callable]]:
-    """id(NumPy callable) -> (the callable, its torch._numpy counterpart)."""
+    """id(NumPy callable) -> (the callable, its torch._numpy counterpart). Of NumPy's
+    types, only the scalar types (`np.float32(n)`) have one."""
     table = {}
     for np_module, tnp_module in NUMPY_MODULES.items():
         for name, tnp_fn in vars(tnp_module).items():
             np_fn = getattr(np_module, name, None)
-            if callable(tnp_fn) and callable(np_fn) and not isinstance(np_fn, type):
+            is_other_type = isinstance(np_fn, type) and not issubclass(np_fn, np.generic)
+            if callable(tnp_fn) and callable(np_fn) and not is_other_type:
                 table[id(np_fn)] = (np_fn, tnp_fn)
     return table
 

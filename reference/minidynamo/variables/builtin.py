@@ -54,7 +54,7 @@ from minidynamo.variables.lists import (
     NamedTupleVariable,
     TupleVariable,
 )
-from minidynamo.variables.numpy import is_numpy_scalar
+from minidynamo.variables.numpy import is_numpy_scalar, is_numpy_scalar_input
 from minidynamo.variables.numpy import specialize as specialize_numpy_scalar
 from minidynamo.variables.operators import (
     ARITHMETIC_OPERATORS,
@@ -141,7 +141,12 @@ class BuiltinVariable(VariableTracker):
     ) -> VariableTracker:
         if self.fn not in lazy.COMPUTED_OPERATORS:
             lazy.realize_numbers(args)
-        if self.fn in _NUMBER_BUILTINS and any(map(is_numpy_scalar, args)):
+        # `int(s)` of a NumPy scalar input reads it as a symbol (`s.item()`), others
+        # take its guarded value.
+        read_as_symbol = (
+            self.fn in (int, float) and len(args) == 1 and is_numpy_scalar_input(args[0])
+        )
+        if self.fn in _NUMBER_BUILTINS and any(map(is_numpy_scalar, args)) and not read_as_symbol:
             args = [specialize_numpy_scalar(arg, tx) for arg in args]
         if self.fn in _TENSOR_EXTREMES and not kwargs:
             items = _extreme_candidates(tx, args)

@@ -140,6 +140,17 @@ def is_numpy_scalar(vt: VariableTracker) -> bool:
     return isinstance(vt, NumpyNdarrayVariable) and vt.scalar_type is not None
 
 
+def is_numpy_scalar_input(vt: VariableTracker) -> bool:
+    """A NumPy integer or finite floating scalar input, whose `item()` is a symbol (a
+    NaN or infinity stays its guarded value, as a Python float's)."""
+    return (
+        isinstance(vt, NumpyNdarrayVariable)
+        and vt.source is not None
+        and isinstance(vt.scalar, (np.integer, np.floating))
+        and bool(np.isfinite(vt.scalar))
+    )
+
+
 def is_scalar_operand(vt: VariableTracker) -> bool:
     """A NumPy scalar, or a number: operands of which NumPy's result is a scalar."""
     return is_numpy_scalar(vt) or not isinstance(vt, TensorVariable)
@@ -162,7 +173,9 @@ def known_scalar_result(
 ) -> tuple[np.generic, Callable[[], None]] | None:
     """The value NumPy computes for `fn` on known scalars and numbers, and how to guard
     the scalars it came from; None where an operand is not known."""
-    if kwargs or not all(is_known_scalar(arg) or is_number(arg) for arg in args):
+    if kwargs or not all(
+        is_known_scalar(arg) or (is_number(arg) and arg.is_python_constant()) for arg in args
+    ):  # a symbolic number (`np.sqrt(n)` of a dynamic int) is computed by the graph
         return None
     known = [arg for arg in args if is_known_scalar(arg)]
     values = [
@@ -396,6 +409,10 @@ class NumpyNdarrayVariable(TensorVariable):
         args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
+        if name == "item" and not args and not kwargs:
+            item = self.item(tx)
+            if item is not None:
+                return item
         if name in _DATA_DEPENDENT_METHODS and self.scalar is not None:
             # `s.item()` of a known NumPy scalar: its value, guarded.
             return self.specialize(tx).call_method(tx, name, args, kwargs)
@@ -412,6 +429,22 @@ class NumpyNdarrayVariable(TensorVariable):
             renamed = {"a_min": "min", "a_max": "max"}
             kwargs = {renamed.get(key, key): value for key, value in kwargs.items()}
         return call_numpy(tx, method_wrapper(name), [self, *args], kwargs)
+
+    def item(self, tx: InstructionTranslatorBase) -> VariableTracker | None:
+        """``a.item()`` (and `int(a)`, `float(a)`) in the graph, ``wrapped_item(l_a_)``, as
+        Dynamo: of a NumPy scalar input, a symbol from the first compile (a new value
+        reuses the graph); of a computed array under fullgraph, a captured scalar output
+        (an unbacked symbol, as `Tensor.item()`). None: the caller's rules (a known
+        bool or complex scalar is its guarded value; elsewhere a break)."""
+        if is_numpy_scalar_input(self):
+            number = tx.output.shapes.wrap_numpy_scalar_item(self.scalar.item(), self.source)
+            proxy = tx.output.create_proxy(
+                tx, "call_function", method_wrapper("item"), (self.as_proxy(),), {}, example=number
+            )
+            return SymNodeVariable(tx, proxy, number)
+        if self.scalar is None and tx.output.one_graph:
+            return tx.output.call(tx, "call_function", method_wrapper("item"), [self])
+        return None
 
     def unpack_var_sequence(self, tx: InstructionTranslatorBase) -> list[VariableTracker]:
         return [as_ndarray(row) for row in super().unpack_var_sequence(tx)]
@@ -457,9 +490,11 @@ class NumpyVariable(VariableTracker):
         if counterpart is None:
             name = getattr(self.value, "__name__", repr(self.value))
             unimplemented(f"NumPy function {name} is not traced", gb.NUMPY_FUNCTION)
-        # A ufunc of scalars (`np.exp(s)`) is a scalar, as an operator's is.
-        scalar = isinstance(self.value, np.ufunc) and all(
-            is_scalar_operand(arg) for arg in [*args, *kwargs.values()]
+        # A ufunc of scalars (`np.exp(s)`) is a scalar, as an operator's is; so is a
+        # scalar type's conversion of a 0-dim array (`np.float32(a.sum())`).
+        scalar = isinstance(self.value, type) or (
+            isinstance(self.value, np.ufunc)
+            and all(is_scalar_operand(arg) for arg in [*args, *kwargs.values()])
         )
         known = known_scalar_result(self.value, args, kwargs) if scalar else None
         return call_numpy(
