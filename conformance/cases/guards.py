@@ -263,3 +263,17 @@ def dict_keyed_by_dtype_and_device_hits_the_cache(x, cache):
     """A key whose printed form is not a literal (a dtype, a device) is read by the key
     object itself: the guard on the value holds on the next call, no recompile."""
     return x * cache[(x.shape[0], x.dtype, x.device)]
+
+
+@case(
+    tags=["guards", "recompiles"],
+    calls=[Call(T(3), 1, Box(0)), Call(T(3), 2, Box(5))],
+    expect=Expect(frames=1, graphs=1),
+)
+def unread_attribute_of_argument_is_not_guarded(x, k, box):
+    """An int attribute of an argument is a lazy constant, as an int argument is: a sum
+    of the two that the function never reads guards neither value (Dynamo's
+    ComputedLazyConstantVariable), so new values reuse the graph."""
+    n = k + box.scale
+    del n
+    return x * 1

@@ -604,7 +604,7 @@ def _is_lazy_source(source: Source | None) -> bool:
     if isinstance(source, GetItemSource):
         return True
     if isinstance(source, AttrSource):
-        return source.member == "cell_contents"
+        return True
     return isinstance(source, (GlobalSource, LocalSource))
 
 
