@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import torch
+
 from minidynamo.builder import VariableBuilder
 from minidynamo.exc import unimplemented
 from minidynamo.opcodes import handler
