@@ -464,7 +464,7 @@ class InstructionTranslator(InstructionTranslatorBase):
         frame's cells."""
         inst = self.instructions[index]
         is_branch = error.gb_id == gb.DATA_DEPENDENT_BRANCH and inst.opname in _BRANCHES
-        if not (inst.opname in _CALLS or is_branch):
+        if not (inst.opname in _CALLS or is_branch) or not error.breakable:
             return
         if self.has_backedge(index):
             return
