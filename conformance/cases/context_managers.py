@@ -495,3 +495,19 @@ def generator_manager_reraises_with_traceback(x):
             raise KeyError("key")
     except KeyError as error:
         return x * 2, error.__traceback__ is not None
+
+
+@contextlib.contextmanager
+def _prints_on_exit():
+    yield
+    print("leaving")
+
+
+@case(tags=["context-managers", "graph-breaks"], calls=[Call(T(3))],
+      expect=Expect(frames=0, graphs=0))  # fmt: skip
+def break_inside_generator_manager_exit(x):
+    """A print after the ``yield`` of a contextlib manager breaks inside its
+    ``__exit__``, which cannot be entered again: the frame runs eagerly, as Dynamo."""
+    with _prints_on_exit():
+        y = x + 1
+    return y

@@ -521,3 +521,24 @@ def str_of_user_exception_with_own_init(x):
         raise _CodeOnly(3, "there")
     except _CodeOnly as error:
         return x * error.code, str(error), repr(error), error.args
+
+
+@case(tags=["exceptions", "fullgraph", "dynamo-divergence"], calls=[Call(T(3))],
+      options={"fullgraph": True}, expect=Expect(frames=1, graphs=1))  # fmt: skip
+def failed_assert_caught_in_frame(x):
+    """An ``assert`` on a known condition that fails raises AssertionError with its
+    message in the trace, and the frame's handler catches it."""
+    try:
+        assert x.dim() == 3, "expected a 3-d tensor"
+    except AssertionError as e:
+        return x + 1, e.args
+    return x, ()
+
+
+@case(tags=["exceptions", "fullgraph"], calls=[Call(T(3))], options={"fullgraph": True},
+      expect=Expect(frames=1, graphs=1))  # fmt: skip
+def assert_on_tensor_condition(x):
+    """``assert`` on a tensor becomes a check in the graph (torch._assert_async), as in
+    Dynamo, instead of a data-dependent break."""
+    assert (x > -100).all(), "values out of range"
+    return x * 2

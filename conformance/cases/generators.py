@@ -482,3 +482,19 @@ def zip_of_generator_and_list_alive_at_break(x):
     a, k = next(it)
     print("between")
     return a * k + sum(v * w for v, w in it)
+
+
+def next_of_each(it):
+    while True:
+        yield next(it)
+
+
+@case(tags=["generators", "exceptions"], calls=[Call(T(3))],
+      expect=Expect(frames=1, graphs=1))  # fmt: skip
+def stop_iteration_inside_generator_is_runtime_error(x):
+    """``next()`` on an exhausted iterator inside a generator: the StopIteration
+    becomes RuntimeError caused by it (PEP 479), caught in the frame, as eager."""
+    try:
+        return list(next_of_each(iter([1, 2]))), x + 1
+    except RuntimeError as e:
+        return str(e), isinstance(e.__cause__, StopIteration), e.__suppress_context__, x + 2

@@ -25,7 +25,9 @@ class Unsupported(Exception):
     `user_stack` lists (file, line, function, source line) from the innermost inlined
     frame outwards, filled in as the exception leaves each translator. `break_span`
     (first, last instruction index of the top-level frame) is set where the frame can
-    break its graph instead: the instructions then run in CPython."""
+    break its graph instead: the instructions then run in CPython; `breakable` False
+    says it may not (raised inside the ``__exit__`` of a manager that cannot be entered
+    again)."""
 
     def __init__(self, reason: str, gb_id: str = UNSUPPORTED) -> None:
         super().__init__(reason)
@@ -33,6 +35,7 @@ class Unsupported(Exception):
         self.gb_id = gb_id
         self.user_stack: list[tuple[str, int, str, str]] = []
         self.break_span: tuple[int, int] | None = None
+        self.breakable = True
 
     def describe(self) -> str:
         """The reason with its id, explanation, hint and the user's stack."""

@@ -9,6 +9,7 @@ function inside the same graph and hands its return value back to the caller.
 
 from __future__ import annotations
 
+import functools
 import linecache
 import logging
 import os
@@ -39,6 +40,7 @@ from minidynamo.bytecode import (
 from minidynamo.codegen import PyCodegen
 from minidynamo.exc import ObservedException, SkipFrame, Unsupported, unimplemented
 from minidynamo.opcodes import load_all
+from minidynamo.opcodes.build import INTRINSIC_STOPITERATION_ERROR
 from minidynamo.opcodes.exceptions import Block
 from minidynamo.side_effects import DELETED
 from minidynamo.source import GlobalSource, LocalSource
@@ -46,7 +48,12 @@ from minidynamo.variables import lazy
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable, is_constant_none
 from minidynamo.variables.ctx_manager import WithExitFunctionVariable
-from minidynamo.variables.exceptions import ExceptionVariable, raise_observed, set_context
+from minidynamo.variables.exceptions import (
+    ExceptionVariable,
+    generator_raised_stop_iteration,
+    raise_observed,
+    set_context,
+)
 from minidynamo.variables.functions import globals_source
 from minidynamo.variables.misc import CellVariable, NullVariable
 from minidynamo.variables.tensor import TensorVariable
@@ -457,7 +464,7 @@ class InstructionTranslator(InstructionTranslatorBase):
         frame's cells."""
         inst = self.instructions[index]
         is_branch = error.gb_id == gb.DATA_DEPENDENT_BRANCH and inst.opname in _BRANCHES
-        if not (inst.opname in _CALLS or is_branch):
+        if not (inst.opname in _CALLS or is_branch) or not error.breakable:
             return
         if self.has_backedge(index):
             return
@@ -706,10 +713,22 @@ class InliningGeneratorTranslator(InliningInstructionTranslator):
                 self.handle_exception(self.paused_at, thrown)
             while not self.done and self.yielded is None:
                 self.step()
-        except ObservedException:
+        except ObservedException as e:
             self.done = True
-            raise
+            if self.converts_stop_iteration:
+                raise
+            raise ObservedException(generator_raised_stop_iteration(e.exception)) from None
         return self.yielded
+
+    @functools.cached_property
+    def converts_stop_iteration(self) -> bool:
+        """The body's own handler turns StopIteration into RuntimeError (CPython 3.12+,
+        PEP 479; it does not cover a throw() before the first item); before, the
+        generator's resume does, for all that leaves the body."""
+        return any(
+            inst.opname == "CALL_INTRINSIC_1" and inst.argval == INTRINSIC_STOPITERATION_ERROR
+            for inst in self.instructions
+        )
 
     def throw_into_inner(self, thrown: ObservedException) -> ObservedException | None:
         """throw() while paused in `yield from`: the inner generator gets the exception,

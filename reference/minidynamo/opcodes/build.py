@@ -10,6 +10,7 @@ from minidynamo.opcodes import handler
 from minidynamo.opcodes.operators import apply
 from minidynamo.variables.constant import ConstantVariable, formatted, string_template
 from minidynamo.variables.dicts import ConstDictVariable, SetVariable, constant_key
+from minidynamo.variables.exceptions import generator_raised_stop_iteration
 from minidynamo.variables.lists import ListVariable, SliceVariable, TupleVariable
 from minidynamo.variables.symnode import SymNodeVariable, specialize
 from minidynamo.variables.user_defined import UserDefinedObjectVariable
@@ -114,10 +115,9 @@ def CALL_INTRINSIC_1(tx: InstructionTranslatorBase, inst: Instruction) -> None:
     elif inst.argval == INTRINSIC_UNARY_POSITIVE:
         apply(tx, operator.pos, 1)
     elif inst.argval == INTRINSIC_STOPITERATION_ERROR:
-        # A generator's handler turns StopIteration into RuntimeError, and passes any
-        # other exception on; the traced code never raises StopIteration (not modelled).
-        if issubclass(tx.stack[-1].python_type(), StopIteration):
-            unimplemented("StopIteration raised inside a generator")
+        # A generator's handler (PEP 479): StopIteration becomes RuntimeError, any
+        # other exception passes on.
+        tx.push(generator_raised_stop_iteration(tx.pop()))
     else:
         unimplemented(f"CALL_INTRINSIC_1 {inst.argval}")
 

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import torch
+
+from minidynamo.builder import VariableBuilder
 from minidynamo.exc import unimplemented
 from minidynamo.opcodes import handler
 from minidynamo.opcodes.exceptions import Block
@@ -17,6 +20,7 @@ from minidynamo.variables.constant import ConstantVariable
 from minidynamo.variables.exceptions import ExceptionVariable
 from minidynamo.variables.lists import IteratorVariable, iterator_of
 from minidynamo.variables.operators import compare_identity
+from minidynamo.variables.tensor import TensorVariable
 
 if TYPE_CHECKING:
     from minidynamo.bytecode import Instruction
@@ -50,8 +54,36 @@ def POP_JUMP_IF_FALSE(tx: InstructionTranslatorBase, inst: Instruction) -> None:
 @handler("POP_JUMP_BACKWARD_IF_TRUE", since=(3, 11), until=(3, 11))
 @handler("POP_JUMP_IF_TRUE", since=(3, 12))
 def POP_JUMP_IF_TRUE(tx: InstructionTranslatorBase, inst: Instruction) -> None:
-    if tx.pop().truth(tx):
+    value = tx.pop()
+    message = assert_message(tx)
+    if isinstance(value, TensorVariable) and message is not None:
+        # ``assert tensor, "msg"`` becomes a check in the graph, as in Dynamo (it raises
+        # RuntimeError when it fails, not AssertionError).
+        check = VariableBuilder(tx, None)(torch._assert_async)
+        check.call_function(tx, [value, ConstantVariable(message)], {})
         tx.jump(inst)
+    elif value.truth(tx):
+        tx.jump(inst)
+
+
+# What follows the jump of ``assert cond`` / ``assert cond, "constant message"``.
+_ASSERT_TAILS = (
+    ["LOAD_ASSERTION_ERROR", "RAISE_VARARGS"],
+    ["LOAD_ASSERTION_ERROR", "LOAD_CONST", "CALL_FUNCTION", "RAISE_VARARGS"],
+    ["LOAD_ASSERTION_ERROR", "LOAD_CONST", "PRECALL", "CALL", "RAISE_VARARGS"],
+    ["LOAD_ASSERTION_ERROR", "LOAD_CONST", "CALL", "RAISE_VARARGS"],
+)
+
+
+def assert_message(tx: InstructionTranslatorBase) -> str | None:
+    """The message of the ``assert`` whose jump runs now (Dynamo's for one without),
+    or None where the jump is not an assert's."""
+    following = tx.instructions[tx.instruction_pointer : tx.instruction_pointer + 5]
+    names = [i.opname for i in following]
+    for tail in _ASSERT_TAILS:
+        if names[: len(tail)] == tail:
+            return following[1].argval if len(tail) > 2 else "assertion error"
+    return None
 
 
 @handler("POP_JUMP_FORWARD_IF_NONE", since=(3, 11), until=(3, 11))

@@ -65,6 +65,13 @@ def RAISE_VARARGS(tx: InstructionTranslatorBase, inst: Instruction) -> None:
     raise ObservedException(as_exception(tx, tx.pop()))
 
 
+@handler("LOAD_ASSERTION_ERROR")
+def LOAD_ASSERTION_ERROR(tx: InstructionTranslatorBase, inst: Instruction) -> None:
+    """A failed ``assert`` on a known condition: the AssertionError class, called with
+    the message (if any) and raised by the next instructions."""
+    tx.push(UserDefinedClassVariable(AssertionError))
+
+
 @handler("PUSH_EXC_INFO", since=(3, 11))
 def PUSH_EXC_INFO(tx: InstructionTranslatorBase, inst: Instruction) -> None:
     """Under the exception, the one handled before (restored by POP_EXCEPT); the

@@ -37,7 +37,7 @@ import torch
 import torch.autograd.grad_mode
 from minidynamo import graph_break_registry as gb
 from minidynamo import trace_rules
-from minidynamo.exc import unimplemented
+from minidynamo.exc import Unsupported, unimplemented
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable
 from torch.amp import autocast_mode
@@ -205,9 +205,15 @@ class WithExitFunctionVariable(VariableTracker):
         args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
-        if self.exit_fn is not None:
+        if self.exit_fn is None:
+            return self.ctx.exit(tx)  # type: ignore[attr-defined]
+        try:
             return self.exit_fn.call_function(tx, args, kwargs)
-        return self.ctx.exit(tx)  # type: ignore[attr-defined]
+        except Unsupported as e:
+            # Its block is left, but a continuation would have to call this __exit__
+            # of a manager it cannot enter again: no graph break here.
+            e.breakable = self.can_reenter()
+            raise
 
     def reconstruct(self, codegen: PyCodegen) -> None:
         """The manager's class: at a graph break the continuation calls it to enter the

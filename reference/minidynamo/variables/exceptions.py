@@ -167,6 +167,19 @@ def has_own_init(cls: type) -> bool:
     )
 
 
+def generator_raised_stop_iteration(exception: VariableTracker) -> VariableTracker:
+    """PEP 479: a StopIteration leaving a generator's body becomes RuntimeError, caused
+    by it (in CPython, the body's own handler on 3.12+, the generator's resume before);
+    any other exception leaves unchanged."""
+    if not issubclass(exception.python_type(), StopIteration):
+        return exception
+    error = ExceptionVariable(RuntimeError, [ConstantVariable("generator raised StopIteration")])
+    error.cause = error.context = exception
+    error.suppress_context = True
+    error.raised()
+    return error
+
+
 def raise_observed(exc_type: type[BaseException], *args: object) -> NoReturn:
     """Raise ``exc_type(*args)`` in the traced program (constant arguments)."""
     raise ObservedException(ExceptionVariable(exc_type, [ConstantVariable(a) for a in args]))
