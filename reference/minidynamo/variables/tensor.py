@@ -154,10 +154,15 @@ class TensorVariable(VariableTracker):
             if found is not None:
                 return found
             if not callable(getattr(torch.Tensor, name)):
-                # `x.shape` of a class with its own __torch_function__ runs it
-                from minidynamo.variables.tensor_subclass import result_class
+                # `x.shape` of a class with its own __torch_function__ runs it, with
+                # the attribute's getter as ``func``
+                from minidynamo.variables import tensor_subclass as subclass
 
-                result_class(tx, name, [self], {})
+                types = subclass.overriding_types(tx, [self], {})
+                if types:
+                    getter = getattr(torch.Tensor, name).__get__
+                    return subclass.dispatch_torch_function(tx, types, getter, [self], {})
+                subclass.result_class(tx, name, [self], {})
         if name == "shape":
             if is_symbolic(self.example_value.shape):  # seed: `size = l_a_.size()`
                 return self.call_method(tx, "size", [], {})

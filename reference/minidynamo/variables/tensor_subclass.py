@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import operator
+import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 
 _DEFAULT_TORCH_FUNCTION = torch.Tensor.__torch_function__.__func__  # type: ignore[attr-defined]
 _PLAIN = (torch.Tensor, torch.nn.Parameter)
+_TENSOR_BASES = (torch.Tensor, torch._C.TensorBase)
 
 
 def is_subclass_tensor(value: object) -> bool:
@@ -182,6 +184,9 @@ def func_variable(tx: InstructionTranslatorBase, func: Any) -> VariableTracker:
     it is the method of its first argument), anything else as itself."""
     from minidynamo.builder import VariableBuilder, wrap_class
 
+    getset = getattr(func, "__self__", None)
+    if isinstance(getset, types.GetSetDescriptorType) and getset.__objclass__ in _TENSOR_BASES:
+        return AttributeGetterVariable(getset.__name__)
     name = getattr(func, "__name__", None)
     if name is not None and getattr(torch.Tensor, name, None) is func:
         return wrap_class(torch.Tensor).var_getattr(tx, name)
@@ -268,13 +273,7 @@ def as_subclass(tensor: TensorVariable, cls: type) -> TensorVariable:
     node, as in Dynamo (the graph sees one tensor)."""
     if not (isinstance(cls, type) and issubclass(cls, torch.Tensor)):
         unimplemented(f"as_subclass of {cls!r}", gb.TENSOR_SUBCLASS)
-    check_wrappable(cls)
-    if dispatch_class(tensor.class_type) == "override":
-        unimplemented(
-            f"as_subclass of a tensor subclass {tensor.class_type.__qualname__} with its own "
-            "__torch_function__",
-            gb.TENSOR_SUBCLASS_TORCH_FUNCTION,
-        )
+    check_wrappable(cls)  # torch does not ask __torch_function__ about as_subclass
     return TensorVariable(tensor.proxy, tensor.example_value, class_type=cls)
 
 
@@ -356,3 +355,35 @@ class DefaultTorchFunctionVariable(VariableTracker):
 
 
 _NOWRAP_FUNCTIONS = torch.overrides.get_default_nowrap_functions()
+
+
+class AttributeGetterVariable(VariableTracker):
+    """``torch.Tensor.<name>.__get__``, the ``func`` eager gives ``__torch_function__``
+    for reading attribute `name` (``x.shape``): called on a tensor, the attribute."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"AttributeGetterVariable({self.name})"
+
+    def as_python_constant(self) -> Any:
+        return getattr(torch.Tensor, self.name).__get__
+
+    def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
+        from minidynamo.variables.constant import ConstantVariable
+
+        if name in ("__name__", "__qualname__"):
+            return ConstantVariable(getattr(self.as_python_constant(), name))
+        return super().var_getattr(tx, name)
+
+    def call_function(
+        self,
+        tx: InstructionTranslatorBase,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        if len(args) != 1 or kwargs or not isinstance(args[0], TensorVariable):
+            unimplemented(f"Tensor.{self.name}.__get__ with {args!r}", gb.TENSOR_SUBCLASS)
+        return args[0].var_getattr(tx, self.name)
