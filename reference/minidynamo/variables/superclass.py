@@ -73,7 +73,6 @@ class SuperVariable(VariableTracker):
             f"super().{name} of {base.__qualname__} ({type(attr).__name__})", gb.SUPER_ATTRIBUTE
         )
 
-
     def class_getattr(
         self, tx: InstructionTranslatorBase, owner: type, name: str
     ) -> VariableTracker:
@@ -82,7 +81,9 @@ class SuperVariable(VariableTracker):
         from minidynamo.variables.tensor_subclass import DefaultTorchFunctionVariable
 
         if self.cls not in owner.__mro__:
-            unimplemented(f"super({self.cls.__qualname__}, {owner.__qualname__}) of an unrelated class")
+            unimplemented(
+                f"super({self.cls.__qualname__}, {owner.__qualname__}) of an unrelated class"
+            )
         mro = owner.__mro__
         base = next((base for base in mro[mro.index(self.cls) + 1 :] if name in vars(base)), None)
         if base is None:

@@ -241,8 +241,7 @@ def result_class(
     for cls in types:
         if dispatch_class(cls) == "override":
             unimplemented(
-                f"{name} of a tensor subclass {cls.__qualname__} with its own "
-                "__torch_function__",
+                f"{name} of a tensor subclass {cls.__qualname__} with its own __torch_function__",
                 gb.TENSOR_SUBCLASS_TORCH_FUNCTION,
             )
         if all(issubclass(cls, other) for other in types):
@@ -321,22 +320,26 @@ class DefaultTorchFunctionVariable(VariableTracker):
         from minidynamo.variables.lists import BaseListVariable
 
         names = ("func", "types", "args", "kwargs")
-        bound = dict(zip(names, args))
-        bound.update(kwargs)
-        func, types, op_args = bound.get("func"), bound.get("types"), bound.get("args")
-        op_kwargs = bound.get("kwargs")
+        bound = dict(zip(names, args[: len(names)], strict=False)) | kwargs
+        func, classes = bound.get("func"), bound.get("types")
+        op_args, op_kwargs = bound.get("args"), bound.get("kwargs")
+        no_kwargs = (
+            op_kwargs is None
+            or op_kwargs.is_python_constant()
+            and not (op_kwargs.as_python_constant())
+        )
         if (
-            func is None
-            or not (types is not None and types.is_python_constant())
+            len(args) > len(names)
+            or func is None
+            or not (classes is not None and classes.is_python_constant())
             or not (op_args is None or isinstance(op_args, BaseListVariable))
-            or not (op_kwargs is None or op_kwargs.is_python_constant() or
-                    isinstance(op_kwargs, ConstDictVariable))
+            or not (no_kwargs or isinstance(op_kwargs, ConstDictVariable))
         ):
             unimplemented(
                 f"Tensor.__torch_function__ of {self.cls.__qualname__} with these arguments",
                 gb.TENSOR_SUBCLASS_TORCH_FUNCTION,
             )
-        if not all(issubclass(self.cls, other) for other in types.as_python_constant()):
+        if not all(issubclass(self.cls, other) for other in classes.as_python_constant()):
             return ConstantVariable(NotImplemented)
         positional = list(op_args.items) if op_args is not None else []
         keywords = dict(op_kwargs.items) if isinstance(op_kwargs, ConstDictVariable) else {}

@@ -261,7 +261,11 @@ def _set_default_dtype(
     Dynamo's does; set for real for the rest of the trace (the factories after it make
     `d`, `torch.get_default_dtype()` folds to it) and set back when the trace ends."""
     values = [*args, *kwargs.values()]
-    dtype = values[0].as_python_constant() if len(values) == 1 and values[0].is_python_constant() else None
+    dtype = (
+        values[0].as_python_constant()
+        if len(values) == 1 and values[0].is_python_constant()
+        else None
+    )
     if not (isinstance(dtype, torch.dtype) and dtype.is_floating_point):
         unimplemented("torch.set_default_dtype of something else than a floating dtype")
     prior = torch.get_default_dtype()
