@@ -238,12 +238,7 @@ def result_class(
     tx.output.guards.add_torch_function_enabled(tx.output.initial_torch_function_enabled)
     if not tx.output.torch_function_subclass_enabled:
         return None
-    for cls in types:
-        if dispatch_class(cls) == "override":
-            unimplemented(
-                f"{name} of a tensor subclass {cls.__qualname__} with its own __torch_function__",
-                gb.TENSOR_SUBCLASS_TORCH_FUNCTION,
-            )
+    for cls in types:  # only default ones: an own __torch_function__ was dispatched to
         if all(issubclass(cls, other) for other in types):
             return cls
     if types:  # every default implementation returned NotImplemented: eager raises
