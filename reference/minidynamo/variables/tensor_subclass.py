@@ -152,8 +152,8 @@ def _captured_func(op: Callable, tensor_first: bool) -> Callable:
             op(operand) if op in _UNARY_OPERATORS else (
                 op(operand, 1) if tensor_first else op(1, operand)
             )
-        except Exception:  # noqa: BLE001 - no tensor method: the operator itself
-            return op
+        except Exception:  # noqa: BLE001 - the operands are refused after the mode asked
+            pass
     return found[0] if found else op
 
 
