@@ -366,6 +366,12 @@ class TensorVariable(VariableTracker):
             return as_ndarray(tx.output.call(tx, "call_method", "view_as", [self, self]))
         if name == "requires_grad_":
             return self.requires_grad_(tx, args, kwargs)
+        if name == "__getitem__" and len(args) == 1 and not kwargs:
+            # `Tensor.__getitem__(t, k)` (the func a __torch_function__ gets for `t[k]`)
+            # is `t[k]`: a getitem node, as Dynamo records it.
+            from minidynamo.variables.operators import call_operator
+
+            return call_operator(tx, operator.getitem, [self, args[0]])
         if name == "as_subclass" and len(args) == 1 and not kwargs and args[0].is_python_constant():
             from minidynamo.variables.tensor_subclass import as_subclass
 
