@@ -528,8 +528,8 @@ def unrelated_subclasses_raise_type_error(a, b):
 @case(tags=["tensor-objects", "graph-breaks"],
       calls=[Call(Make(_tensor_of, Counting, 3))])  # fmt: skip
 def subclass_with_own_torch_function_runs_it(x):
-    """A class's own __torch_function__ runs for every operation (minidynamo runs the
-    operation in CPython: a graph break; Dynamo inlines it)."""
+    """A class's own __torch_function__ runs for every operation: inlined, with its
+    side effect on a global list replayed (as Dynamo)."""
     del TORCH_FUNCTION_CALLS[:]
     y = x.sin()
     return y, type(y).__name__, list(TORCH_FUNCTION_CALLS)
@@ -552,3 +552,74 @@ def subclass_method_calls_torch_through_super(x):
     subclass); a subclass defining `__repr__` is traced as any other."""
     y = x.plus_self() * 2
     return y, type(y).__name__
+
+
+class Passthrough(torch.Tensor):
+    """The usual own __torch_function__: torch's default with dispatch disabled."""
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        if kwargs is None:
+            kwargs = {}
+        with torch._C.DisableTorchFunctionSubclass():
+            return super().__torch_function__(func, types, args, kwargs)
+
+
+class DoubledAdd(torch.Tensor):
+    """An own __torch_function__ that changes one function (`func is torch.add`) and
+    returns plain tensors, computed with the subclass unwrapped."""
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        with torch._C.DisableTorchFunctionSubclass():
+            out = func(*args, **kwargs)
+        return out * 2 if func is torch.add else out
+
+
+class Rewrapping(torch.Tensor):
+    """An own __torch_function__ that refuses foreign classes and rewraps results."""
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        if not all(issubclass(cls, t) for t in types):
+            return NotImplemented
+        with torch._C.DisableTorchFunctionSubclass():
+            out = func(*args, **(kwargs or {}))
+        return out.as_subclass(cls) if isinstance(out, torch.Tensor) else out
+
+
+@case(tags=OBJ, calls=[Call(T(2, 3))], options=FULLGRAPH, expect=Expect(frames=1, graphs=1))
+def own_torch_function_passthrough_is_one_graph(x):
+    """Functions, methods, operators, indexing and attributes of a tensor whose class
+    has the usual passthrough __torch_function__ are one graph, results of the class."""
+    t = x.as_subclass(Passthrough)
+    y = torch.sin(t).relu() * 2 + t[0] - torch.nn.functional.gelu(t.T).T
+    return y, type(y).__name__, t.shape, t.dtype, type(t.sum(dim=0)).__name__
+
+
+@case(tags=OBJ, calls=[Call(T(3))], options=FULLGRAPH, expect=Expect(frames=1, graphs=1))
+def own_torch_function_logs_operator_names(x):
+    """`func.__name__` of operators as eager names them (`x * 2` asks with Tensor.mul),
+    appended to a global list the compiled code then holds."""
+    del TORCH_FUNCTION_CALLS[:]
+    t = x.as_subclass(Counting)
+    y = (t * 2 + t).exp()
+    return y, list(TORCH_FUNCTION_CALLS)
+
+
+@case(tags=OBJ, calls=[Call(T(3), T(3))], options=FULLGRAPH, expect=Expect(frames=1, graphs=1))
+def own_torch_function_checks_func_identity(x, other):
+    """A __torch_function__ that tests `func is torch.add` and returns plain tensors."""
+    t = x.as_subclass(DoubledAdd)
+    a = torch.add(t, other)
+    b = torch.mul(t, other)
+    return a, b, type(a).__name__, type(b).__name__
+
+
+@case(tags=OBJ, calls=[Call(T(3), T(3))], options=FULLGRAPH, expect=Expect(frames=1, graphs=1))
+def own_torch_function_rewraps_and_mixes_plain(x, other):
+    """Results rewrapped with as_subclass; a plain tensor beside it is no foreign class."""
+    t = x.as_subclass(Rewrapping)
+    y = torch.where(t > 0, t, other) + 1
+    return y, type(y).__name__, type(y.sum().item()).__name__

@@ -838,3 +838,35 @@ def dtype_promotion_queries_fold(x, i):
     them too); the tensors' dtypes are guarded."""
     common = torch.promote_types(x.dtype, i.dtype)
     return x.to(common) + i.to(common), common == torch.get_default_dtype()
+
+
+@case(
+    tags=["torch-api", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1),
+)
+def set_default_dtype_inside(x):
+    """`torch.set_default_dtype` is a node (the graph sets it on every call, as
+    Dynamo's); the factories and `get_default_dtype` after it see the new dtype, and
+    the one of the frame's entry is guarded."""
+    prior = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        y = torch.ones(3) + x
+        inside = torch.get_default_dtype()
+    finally:
+        torch.set_default_dtype(prior)
+    return y, inside, torch.zeros(2).dtype
+
+
+@case(
+    tags=["torch-api", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+    expect=Expect(frames=1, graphs=1),
+)
+def global_state_queries_fold(x):
+    """The grad mode (switched by a plain `torch.set_grad_enabled` call), deterministic
+    algorithms and autocast state are answered while tracing."""
+    torch.set_grad_enabled(False)
+    y = x * 2
+    torch.set_grad_enabled(True)
+    flags = (torch.is_grad_enabled(), torch.are_deterministic_algorithms_enabled())
+    return y, flags, torch.is_autocast_enabled(), torch.backends.cudnn.enabled

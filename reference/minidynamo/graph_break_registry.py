@@ -222,10 +222,11 @@ _TYPES = [
     GraphBreakType(
         "GB0034",
         "tensor subclass __torch_function__",
-        "An operation on a tensor whose class defines its own __torch_function__ runs "
-        "that Python code, which the trace does not inline: the operation runs in CPython.",
-        "Keep the subclass outside the compiled function, or use the default "
-        "__torch_function__.",
+        "An operation on tensors whose classes' own __torch_function__ all returned "
+        "NotImplemented (eager raises TypeError), or torch's default __torch_function__ "
+        "called with arguments the trace does not model: the operation runs in CPython.",
+        "Return a result from __torch_function__ for these classes, or call "
+        "super().__torch_function__(func, types, args, kwargs) as torch documents.",
         None,
     ),
     GraphBreakType(

@@ -290,6 +290,17 @@ class GuardSet:
             TYPE,
         )
 
+    def add_global_query(self, query: Callable[[], object], value: object) -> None:
+        """A process-wide setting the trace read (``torch.get_default_dtype()``, folded
+        to `value`, what it is when the frame is entered): it must be the same."""
+        name = f"torch.{query.__name__}"
+        self._add(
+            None,
+            f"{name}() == {value}",
+            f"{self._bind(query)}() == {self._bind(value)}",
+            TYPE,
+        )
+
     def add_hasattr(self, source: Source, name: str, present: bool) -> None:
         """The object at `source` has (or has not) the instance attribute `name`."""
         text = f"hasattr({source.name}, {name!r})"

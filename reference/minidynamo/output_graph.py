@@ -159,6 +159,8 @@ class OutputGraph:
         self.temp_count = 0
         self.real_cells: dict[int, CellVariable] = {}  # by id(cell); each keeps its cell alive
         self.initial_grad_mode = torch.is_grad_enabled()  # the frame's, when the graph starts
+        # The frame's, which `torch.set_default_dtype` in the trace changes for its rest.
+        self.initial_default_dtype = torch.get_default_dtype()
         self.instructions_run = 0  # by this trace, inlined functions included (the budget)
         # How to undo the global state the trace switched (an autocast block entered):
         # the innermost last; what is left when the trace stops is undone then.
@@ -325,12 +327,17 @@ class OutputGraph:
     ) -> VariableTracker:
         """Record ``target(*args, **kwargs)`` in the graph; its VariableTracker. Of
         tensors of a subclass, the result is the class ``__torch_function__`` makes it."""
-        from minidynamo.variables.tensor_subclass import convert_result, result_class
+        from minidynamo.variables import tensor_subclass as subclass
 
-        cls = result_class(tx, getattr(target, "__name__", str(target)), args, kwargs)
+        types = subclass.overriding_types(tx, args, kwargs)
+        if types:  # a class's own __torch_function__ runs the operation
+            func, tf_args = subclass.eager_func(kind, target, args)
+            return subclass.dispatch_torch_function(tx, types, func, tf_args, kwargs)
+        cls = subclass.result_class(tx, getattr(target, "__name__", str(target)), args, kwargs)
         proxy_args = tuple(arg.as_proxy() for arg in args)
         proxy_kwargs = {key: arg.as_proxy() for key, arg in (kwargs or {}).items()}
-        return convert_result(self.call_proxies(tx, kind, target, proxy_args, proxy_kwargs), cls)
+        result = self.call_proxies(tx, kind, target, proxy_args, proxy_kwargs)
+        return subclass.convert_result(result, cls)
 
     def call_proxies(
         self,

@@ -95,6 +95,12 @@ EFFECT_NODES: frozenset[Callable] = frozenset({torch._C._log_api_usage_once})
 # function): called now; the class is then traced like any user class.
 CLASS_FACTORIES: frozenset[Callable] = frozenset({collections.namedtuple})
 
+# Of those, the queries of process-wide settings: their answer is guarded (Dynamo's
+# global state guard), as the frame may be entered again with another.
+GLOBAL_STATE_QUERIES: frozenset[Callable] = frozenset(
+    {torch.get_default_dtype, torch.are_deterministic_algorithms_enabled}
+)
+
 # Side-effect-free functions called now on the constants and example values (tensor
 # metadata, dtypes, devices, the process's configuration).
 CONSTANT_FOLD_FUNCTIONS: frozenset[Callable] = frozenset(

@@ -162,3 +162,43 @@ def test_nested_grad_blocks_guard_the_mode_the_frame_is_entered_in():
     for _ in range(3):
         assert compiled(x).requires_grad
     assert compile_count() == 1
+
+
+def default_dtype_switched_inside(x):
+    prior = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    y = torch.ones(2) + x
+    inside = torch.get_default_dtype()
+    torch.set_default_dtype(prior)
+    return y, inside, torch.get_default_dtype()
+
+
+def test_set_default_dtype_inside_is_replayed_and_restored():
+    """`torch.set_default_dtype` in the trace: the graph sets it on every call, the trace
+    sees the new dtype after it, and its entry dtype is guarded (one compile, not one per
+    call: the guard names the frame's dtype, not the one set inside)."""
+    compiled = minidynamo.compile(default_dtype_switched_inside, backend="eager", fullgraph=True)
+    x = torch.ones(2)
+    for _ in range(3):
+        y, inside, after = compiled(x)
+        assert (y.dtype, inside, after) == (torch.float64, torch.float64, torch.float32)
+        assert torch.get_default_dtype() == torch.float32
+    assert compile_count() == 1
+
+
+def default_dtype_query(x):
+    return torch.ones(2) + x, torch.get_default_dtype()
+
+
+def test_default_dtype_query_is_guarded():
+    """A folded `torch.get_default_dtype()` recompiles when the frame is entered with
+    another default dtype (it returned the first one's)."""
+    compiled = minidynamo.compile(default_dtype_query, backend="eager")
+    x = torch.ones(2)
+    assert compiled(x)[1] == torch.float32
+    torch.set_default_dtype(torch.float64)
+    try:
+        assert compiled(x)[1] == torch.float64
+    finally:
+        torch.set_default_dtype(torch.float32)
+    assert compile_count() == 2

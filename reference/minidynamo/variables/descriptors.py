@@ -42,6 +42,12 @@ class MethodDescriptorVariable(VariableTracker):
     def as_python_constant(self) -> Any:
         return getattr(self.owner, self.name)
 
+    def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
+        """Its names (``func.__name__`` in a ``__torch_function__``): constants."""
+        if name in ("__name__", "__qualname__"):
+            return ConstantVariable(getattr(self.as_python_constant(), name))
+        return super().var_getattr(tx, name)
+
     def call_function(
         self,
         tx: InstructionTranslatorBase,

@@ -46,6 +46,9 @@ class SuperVariable(VariableTracker):
         return super
 
     def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
+        owner = self.obj.as_python_constant() if self.obj.is_python_constant() else None
+        if isinstance(owner, type):  # ``super()`` in a classmethod: the class's own mro
+            return self.class_getattr(tx, owner, name)
         mro = self.obj.python_type().__mro__
         if self.cls not in mro:
             unimplemented(f"super({self.cls.__qualname__}, obj) of an unrelated object")
@@ -66,6 +69,30 @@ class SuperVariable(VariableTracker):
         if isinstance(self.obj, TensorVariable) and base in TENSOR_BASES and callable(attr):
             # `super().add(other)` in a tensor subclass's method: torch's method
             return GetAttrVariable(self.obj, name)
+        unimplemented(
+            f"super().{name} of {base.__qualname__} ({type(attr).__name__})", gb.SUPER_ATTRIBUTE
+        )
+
+    def class_getattr(
+        self, tx: InstructionTranslatorBase, owner: type, name: str
+    ) -> VariableTracker:
+        """``super().<name>`` where the object is class `owner`: a classmethod bound to
+        it; torch's default ``__torch_function__`` as `DefaultTorchFunctionVariable`."""
+        from minidynamo.variables.tensor_subclass import DefaultTorchFunctionVariable
+
+        if self.cls not in owner.__mro__:
+            unimplemented(
+                f"super({self.cls.__qualname__}, {owner.__qualname__}) of an unrelated class"
+            )
+        mro = owner.__mro__
+        base = next((base for base in mro[mro.index(self.cls) + 1 :] if name in vars(base)), None)
+        if base is None:
+            unimplemented(f"super() has no attribute {name!r}")
+        attr = vars(base)[name]
+        if base in TENSOR_BASES and name == "__torch_function__":
+            return DefaultTorchFunctionVariable(owner)
+        if isinstance(attr, (classmethod, staticmethod)):
+            return wrap_class_attribute(tx, self.obj, attr, None)
         unimplemented(
             f"super().{name} of {base.__qualname__} ({type(attr).__name__})", gb.SUPER_ATTRIBUTE
         )

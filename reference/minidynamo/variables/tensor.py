@@ -154,10 +154,15 @@ class TensorVariable(VariableTracker):
             if found is not None:
                 return found
             if not callable(getattr(torch.Tensor, name)):
-                # `x.shape` of a class with its own __torch_function__ runs it
-                from minidynamo.variables.tensor_subclass import result_class
+                # `x.shape` of a class with its own __torch_function__ runs it, with
+                # the attribute's getter as ``func``
+                from minidynamo.variables import tensor_subclass as subclass
 
-                result_class(tx, name, [self], {})
+                types = subclass.overriding_types(tx, [self], {})
+                if types:
+                    getter = getattr(torch.Tensor, name).__get__
+                    return subclass.dispatch_torch_function(tx, types, getter, [self], {})
+                subclass.result_class(tx, name, [self], {})
         if name == "shape":
             if is_symbolic(self.example_value.shape):  # seed: `size = l_a_.size()`
                 return self.call_method(tx, "size", [], {})
@@ -361,6 +366,12 @@ class TensorVariable(VariableTracker):
             return as_ndarray(tx.output.call(tx, "call_method", "view_as", [self, self]))
         if name == "requires_grad_":
             return self.requires_grad_(tx, args, kwargs)
+        if name == "__getitem__" and len(args) == 1 and not kwargs:
+            # `Tensor.__getitem__(t, k)` (the func a __torch_function__ gets for `t[k]`)
+            # is `t[k]`: a getitem node, as Dynamo records it.
+            from minidynamo.variables.operators import call_operator
+
+            return call_operator(tx, operator.getitem, [self, args[0]])
         if name == "as_subclass" and len(args) == 1 and not kwargs and args[0].is_python_constant():
             from minidynamo.variables.tensor_subclass import as_subclass
 

@@ -10,14 +10,18 @@ TensorWithTFOverrideVariable does. Which class an operation returns is what torc
   disabled and converts each tensor result to the most derived class of the
   arguments (`torch._tensor._convert`), or raises TypeError for unrelated classes;
 - `torch._C._disabled_torch_function_impl` (`nn.Parameter`) leaves results plain;
-- a class's own ``__torch_function__`` is user code, which the trace does not run
-  yet: the operation breaks the graph (GB0034) and runs in CPython;
+- a class's own ``__torch_function__`` is user code, which the trace inlines as
+  eager calls it (`dispatch_torch_function`): with the operation's eager ``func``
+  (`eager_func`), the classes, the arguments tuple and the keyword dict; inside it,
+  ``super().__torch_function__`` is the default above;
 - inside ``with torch._C.DisableTorchFunctionSubclass()`` no class is asked.
 """
 
 from __future__ import annotations
 
 import functools
+import operator
+import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +36,7 @@ if TYPE_CHECKING:
 
 _DEFAULT_TORCH_FUNCTION = torch.Tensor.__torch_function__.__func__  # type: ignore[attr-defined]
 _PLAIN = (torch.Tensor, torch.nn.Parameter)
+_TENSOR_BASES = (torch.Tensor, torch._C.TensorBase)
 
 
 def is_subclass_tensor(value: object) -> bool:
@@ -116,6 +121,110 @@ def overloaded_types(values: list[VariableTracker]) -> list[type]:
     return types
 
 
+def overriding_types(
+    tx: InstructionTranslatorBase,
+    args: list[VariableTracker],
+    kwargs: dict[str, VariableTracker] | None,
+) -> list[type]:
+    """The classes asked (`overloaded_types`) when one of them has its own
+    ``__torch_function__`` and dispatch is enabled; else none."""
+    types = overloaded_types([*args, *(kwargs or {}).values()])
+    if not any(dispatch_class(cls) == "override" for cls in types):
+        return []
+    tx.output.guards.add_torch_function_enabled(tx.output.initial_torch_function_enabled)
+    return types if tx.output.torch_function_subclass_enabled else []
+
+
+def _captured_func(op: Callable, tensor_first: bool) -> Callable:
+    """The ``func`` eager gives ``__torch_function__`` for the operator `op`
+    (``a + b`` asks with ``Tensor.add``, ``1 - t`` with ``Tensor.__rsub__``): found by
+    running `op` on small tensors under a mode that records it."""
+    found: list[Callable] = []
+
+    class Record(torch.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+            found.append(func)
+            return func(*args, **(kwargs or {}))
+
+    operand = torch.ones(1, dtype=torch.int64)
+    with Record():
+        try:
+            op(operand) if op in _UNARY_OPERATORS else (
+                op(operand, 1) if tensor_first else op(1, operand)
+            )
+        except Exception:  # noqa: BLE001 - the operands are refused after the mode asked
+            pass
+    return found[0] if found else op
+
+
+_UNARY_OPERATORS = frozenset({operator.neg, operator.pos, operator.invert, operator.abs})
+
+
+@functools.cache
+def _operator_func(op: Callable, tensor_first: bool) -> Callable:
+    return _captured_func(op, tensor_first)
+
+
+def eager_func(kind: str, target: Any, args: list[VariableTracker]) -> tuple[Any, list]:
+    """The ``func`` eager passes ``__torch_function__`` for graph operation `target`,
+    and the arguments as it passes them (a reflected operator's swapped)."""
+    if kind == "call_method":
+        return getattr(torch.Tensor, target), args
+    if getattr(operator, getattr(target, "__name__", ""), None) is target:
+        tensor_first = isinstance(args[0], TensorVariable)
+        func = _operator_func(target, tensor_first)
+        if not tensor_first and len(args) == 2:
+            return func, [args[1], args[0]]
+        return func, args
+    return target, args
+
+
+def func_variable(tx: InstructionTranslatorBase, func: Any) -> VariableTracker:
+    """`func` as user code reads it: a tensor method as ``torch.Tensor.<name>`` (called,
+    it is the method of its first argument), anything else as itself."""
+    from minidynamo.builder import VariableBuilder, wrap_class
+
+    getset = getattr(func, "__self__", None)
+    if isinstance(getset, types.GetSetDescriptorType) and getset.__objclass__ in _TENSOR_BASES:
+        return AttributeGetterVariable(getset.__name__)
+    name = getattr(func, "__name__", None)
+    if name is not None and getattr(torch.Tensor, name, None) is func:
+        return wrap_class(torch.Tensor).var_getattr(tx, name)
+    return VariableBuilder(tx, None)(func)
+
+
+def dispatch_torch_function(
+    tx: InstructionTranslatorBase,
+    types: list[type],
+    func: Any,
+    args: list[VariableTracker],
+    kwargs: dict[str, VariableTracker] | None,
+) -> VariableTracker:
+    """``func(*args, **kwargs)`` as eager runs it on tensors of `types`: each class's
+    ``__torch_function__(func, types, args, kwargs)`` inlined in turn until one does
+    not return NotImplemented (its side effects replayed as any user code's)."""
+    from minidynamo.builder import wrap_class
+    from minidynamo.variables.dicts import ConstDictVariable
+    from minidynamo.variables.lists import TupleVariable
+
+    tf_args = [
+        func_variable(tx, func),
+        TupleVariable([wrap_class(cls) for cls in types]),
+        TupleVariable(list(args)),
+        ConstDictVariable(dict(kwargs or {})),
+    ]
+    for cls in types:
+        method = wrap_class(cls).var_getattr(tx, "__torch_function__")
+        result = method.call_function(tx, tf_args, {})
+        if not (result.is_python_constant() and result.as_python_constant() is NotImplemented):
+            return result
+    names = ", ".join(cls.__qualname__ for cls in types)
+    unimplemented(
+        f"every __torch_function__ of {names} returned NotImplemented (eager raises TypeError)",
+        gb.TENSOR_SUBCLASS_TORCH_FUNCTION,
+    )
+
+
 def result_class(
     tx: InstructionTranslatorBase,
     name: str,
@@ -129,13 +238,7 @@ def result_class(
     tx.output.guards.add_torch_function_enabled(tx.output.initial_torch_function_enabled)
     if not tx.output.torch_function_subclass_enabled:
         return None
-    for cls in types:
-        if dispatch_class(cls) == "override":
-            unimplemented(
-                f"{name} of a tensor subclass {cls.__qualname__} with its own "
-                "__torch_function__",
-                gb.TENSOR_SUBCLASS_TORCH_FUNCTION,
-            )
+    for cls in types:  # only default ones: an own __torch_function__ was dispatched to
         if all(issubclass(cls, other) for other in types):
             return cls
     if types:  # every default implementation returned NotImplemented: eager raises
@@ -164,13 +267,7 @@ def as_subclass(tensor: TensorVariable, cls: type) -> TensorVariable:
     node, as in Dynamo (the graph sees one tensor)."""
     if not (isinstance(cls, type) and issubclass(cls, torch.Tensor)):
         unimplemented(f"as_subclass of {cls!r}", gb.TENSOR_SUBCLASS)
-    check_wrappable(cls)
-    if dispatch_class(tensor.class_type) == "override":
-        unimplemented(
-            f"as_subclass of a tensor subclass {tensor.class_type.__qualname__} with its own "
-            "__torch_function__",
-            gb.TENSOR_SUBCLASS_TORCH_FUNCTION,
-        )
+    check_wrappable(cls)  # torch does not ask __torch_function__ about as_subclass
     return TensorVariable(tensor.proxy, tensor.example_value, class_type=cls)
 
 
@@ -191,3 +288,100 @@ def make_subclass(
     detached = tx.output.call_proxies(tx, "call_method", "detach", (data.as_proxy(),), {})
     assert isinstance(detached, TensorVariable)
     return as_subclass(detached, cls.as_python_constant())
+
+
+class DefaultTorchFunctionVariable(VariableTracker):
+    """``torch.Tensor.__torch_function__`` bound to subclass `cls` (what
+    ``super().__torch_function__`` finds): called with ``(func, types, args, kwargs)``,
+    NotImplemented unless `cls` derives from every class of `types`, else ``func``
+    run with subclass dispatch disabled and its tensors made `cls`
+    (`torch._tensor._convert`), as the method does in eager."""
+
+    def __init__(self, cls: type) -> None:
+        super().__init__()
+        self.cls = cls
+
+    def __repr__(self) -> str:
+        return f"DefaultTorchFunctionVariable({self.cls.__qualname__})"
+
+    def call_function(
+        self,
+        tx: InstructionTranslatorBase,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        from minidynamo.variables.constant import ConstantVariable
+        from minidynamo.variables.dicts import ConstDictVariable
+        from minidynamo.variables.lists import BaseListVariable
+
+        names = ("func", "types", "args", "kwargs")
+        bound = dict(zip(names, args[: len(names)], strict=False)) | kwargs
+        func, classes = bound.get("func"), bound.get("types")
+        op_args, op_kwargs = bound.get("args"), bound.get("kwargs")
+        no_kwargs = (
+            op_kwargs is None
+            or op_kwargs.is_python_constant()
+            and not (op_kwargs.as_python_constant())
+        )
+        if (
+            len(args) > len(names)
+            or func is None
+            or not (classes is not None and classes.is_python_constant())
+            or not (op_args is None or isinstance(op_args, BaseListVariable))
+            or not (no_kwargs or isinstance(op_kwargs, ConstDictVariable))
+        ):
+            unimplemented(
+                f"Tensor.__torch_function__ of {self.cls.__qualname__} with these arguments",
+                gb.TENSOR_SUBCLASS_TORCH_FUNCTION,
+            )
+        if not all(issubclass(self.cls, other) for other in classes.as_python_constant()):
+            return ConstantVariable(NotImplemented)
+        positional = list(op_args.items) if op_args is not None else []
+        keywords = dict(op_kwargs.items) if isinstance(op_kwargs, ConstDictVariable) else {}
+        output = tx.output
+        enabled, output.torch_function_subclass_enabled = (
+            output.torch_function_subclass_enabled,
+            False,
+        )
+        try:
+            result = func.call_function(tx, positional, keywords)
+        finally:
+            output.torch_function_subclass_enabled = enabled
+        if func.is_python_constant() and func.as_python_constant() in _NOWRAP_FUNCTIONS:
+            return result
+        return convert_result(result, self.cls)
+
+
+_NOWRAP_FUNCTIONS = torch.overrides.get_default_nowrap_functions()
+
+
+class AttributeGetterVariable(VariableTracker):
+    """``torch.Tensor.<name>.__get__``, the ``func`` eager gives ``__torch_function__``
+    for reading attribute `name` (``x.shape``): called on a tensor, the attribute."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"AttributeGetterVariable({self.name})"
+
+    def as_python_constant(self) -> Any:
+        return getattr(torch.Tensor, self.name).__get__
+
+    def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
+        from minidynamo.variables.constant import ConstantVariable
+
+        if name in ("__name__", "__qualname__"):
+            return ConstantVariable(getattr(self.as_python_constant(), name))
+        return super().var_getattr(tx, name)
+
+    def call_function(
+        self,
+        tx: InstructionTranslatorBase,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        if len(args) != 1 or kwargs or not isinstance(args[0], TensorVariable):
+            unimplemented(f"Tensor.{self.name}.__get__ with {args!r}", gb.TENSOR_SUBCLASS)
+        return args[0].var_getattr(tx, self.name)

@@ -103,6 +103,8 @@ class TorchInGraphFunctionVariable(VariableTracker):
         if trace_rules.lookup(self.fn) is Rule.CONSTANT_FOLD:
             if self.fn in trace_rules.TRACE_TIME_RESULTS:
                 return ConstantVariable.create(trace_rules.TRACE_TIME_RESULTS[self.fn])
+            if self.fn in trace_rules.GLOBAL_STATE_QUERIES:
+                _guard_global_query(tx, self.fn)
             return self._evaluate_on_examples(args, kwargs)
         if self.fn in trace_rules.FUNCTORCH_EFFECTS:
             return call_functorch_effect(tx, self.fn, args, kwargs)
@@ -110,6 +112,8 @@ class TorchInGraphFunctionVariable(VariableTracker):
             return self._assert(tx, args, kwargs)
         if self.fn is torch.compile:
             return _compile_in_region(args, kwargs)
+        if self.fn is torch.set_default_dtype:
+            return _set_default_dtype(tx, args, kwargs)
         if self.fn is torch.autograd.grad:
             unimplemented("torch.autograd.grad runs in CPython", gb.AUTOGRAD_GRAD)
         if self.fn is torch.Size:
@@ -239,3 +243,33 @@ def _flatten(vt: VariableTracker) -> Any:
     if isinstance(items, list):
         return [_flatten(item) for item in items]
     return vt
+
+
+def _guard_global_query(tx: InstructionTranslatorBase, query: Callable) -> None:
+    """Guard the setting `query` reads on its value when the frame is entered."""
+    output = tx.output
+    entry = output.initial_default_dtype if query is torch.get_default_dtype else query()
+    output.guards.add_global_query(query, entry)
+
+
+def _set_default_dtype(
+    tx: InstructionTranslatorBase,
+    args: list[VariableTracker],
+    kwargs: dict[str, VariableTracker],
+) -> VariableTracker:
+    """``torch.set_default_dtype(d)``: a node, so the graph sets it on every call, as
+    Dynamo's does; set for real for the rest of the trace (the factories after it make
+    `d`, `torch.get_default_dtype()` folds to it) and set back when the trace ends."""
+    values = [*args, *kwargs.values()]
+    dtype = (
+        values[0].as_python_constant()
+        if len(values) == 1 and values[0].is_python_constant()
+        else None
+    )
+    if not (isinstance(dtype, torch.dtype) and dtype.is_floating_point):
+        unimplemented("torch.set_default_dtype of something else than a floating dtype")
+    prior = torch.get_default_dtype()
+    tx.output.create_proxy(tx, "call_function", torch.set_default_dtype, (dtype,), {}, example=None)
+    torch.set_default_dtype(dtype)
+    tx.output.switch_global_state(lambda: torch.set_default_dtype(prior))
+    return ConstantVariable(None)
