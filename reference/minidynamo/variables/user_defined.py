@@ -552,11 +552,13 @@ class UserDefinedObjectVariable(VariableTracker):
         if stored is not None:
             return stored
         source = None if self.source is None else AttrSource(self.source, name)
-        if self.cls_vt is not None and self.cls_vt.source is not None:
-            # A new object's own attributes are all in SideEffects: this is its class's.
-            source = AttrSource(self.cls_vt.source, name)
+        class_source = None if self.cls_vt is None else self.cls_vt.source
         if name == "__class__":
-            return VariableBuilder(tx, source)(type(self.value))
+            # A new object's class is where it came from, not an attribute of that class.
+            return VariableBuilder(tx, class_source or source)(type(self.value))
+        if class_source is not None:
+            # A new object's own attributes are all in SideEffects: this is its class's.
+            source = AttrSource(class_source, name)
         if name == "__dict__":
             return InstanceDictVariable(self)
         instance_dict = getattr(self.value, "__dict__", {})
