@@ -637,3 +637,11 @@ def new_instance_class_guards_its_class(x):
     calls it): guarded as that class, so a second call reuses the graph."""
     cfg = dataclasses.replace(TrainConfig(lr=2.0), name="b")
     return x * cfg.lr, cfg.__class__ is TrainConfig, cfg.name
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def hash_of_frozen_dataclass(x):
+    """`hash()` of a frozen dataclass is its generated `__hash__`, inlined: equal values
+    hash alike."""
+    p = Point(1, 2)
+    return x * p.y, hash(p) == hash(Point(1, 2)), hash(p) == hash((1, 2))

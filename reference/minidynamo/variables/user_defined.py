@@ -15,6 +15,7 @@ import enum
 import functools
 import inspect
 import operator
+import sys
 import types
 import typing
 from typing import TYPE_CHECKING, Any
@@ -219,6 +220,19 @@ def _metaclass_property(metaclass: type, name: str) -> property | None:
     return None
 
 
+def _slot_hash(value: int) -> int:
+    """What CPython's ``slot_tp_hash`` makes of the int a Python ``__hash__`` returned:
+    itself where it fits a Py_ssize_t (-1, the error value, becomes -2), else its hash."""
+    if -sys.maxsize - 1 <= value <= sys.maxsize:
+        return -2 if value == -1 else value
+    return hash(value)
+
+
+def _from_metaclass(cls: type, name: str) -> bool:
+    """Whether `cls.name` is found on the metaclass: no class of the MRO has it."""
+    return all(name not in vars(klass) for klass in cls.__mro__)
+
+
 class UserDefinedClassVariable(VariableTracker):
     """A class object, e.g. in ``isinstance(x, MyClass)`` or ``MyClass.CONSTANT``."""
 
@@ -279,6 +293,11 @@ class UserDefinedClassVariable(VariableTracker):
             from minidynamo.variables.functions import PolyfilledFunctionVariable
 
             return PolyfilledFunctionVariable(attr, polyfill, source=source)
+        if isinstance(attr, types.FunctionType) and _from_metaclass(self.value, name):
+            # `class Meta(type): def describe(cls)`: the metaclass's method, bound to the class
+            from minidynamo.variables.functions import UserFunctionVariable, UserMethodVariable
+
+            return UserMethodVariable(UserFunctionVariable(attr), self)
         return wrap_class_attribute(tx, self, attr, source)
 
     def store_attr(self, tx: InstructionTranslatorBase, name: str, value: VariableTracker) -> None:
@@ -508,7 +527,7 @@ class UserDefinedObjectVariable(VariableTracker):
             result = self.call_method(tx, "__hash__", [], {})
             if not result.is_python_constant() or not isinstance(result.as_python_constant(), int):
                 unimplemented(f"{cls.__qualname__}.__hash__ returned {result!r}")
-            return hash(result.as_python_constant())
+            return _slot_hash(result.as_python_constant())
         return hash(self.value)
 
     def text(self, tx: InstructionTranslatorBase, slot: str, spec: str = "") -> VariableTracker:
