@@ -79,6 +79,7 @@ from minidynamo.variables.misc import (
     EnvironVariable,
     PythonModuleVariable,
     SettingsObjectVariable,
+    SingleDispatchVariable,
 )
 from minidynamo.variables.nn_module import NNModuleVariable
 from minidynamo.variables.numpy import NumpyNdarrayVariable, NumpyVariable
@@ -440,6 +441,11 @@ class VariableBuilder:
             self.guard_identity(value)
             kind = HIGHER_ORDER_VARIABLES[trace_rules.HIGHER_ORDER_OPS[value]]
             return kind(value, source=self.source)
+        if trace_rules.is_singledispatch(value):
+            self.guard_identity(value)
+            if self.guards is not None:
+                self.guards.add_length(AttrSource(self.source, "registry"), value.registry)
+            return SingleDispatchVariable(value, source=self.source)
         rule = trace_rules.lookup(value)
         if rule is not Rule.INLINE:
             self.guard_identity(value)
