@@ -777,3 +777,20 @@ def singledispatch_on_argument_class(x):
     """A `functools.singledispatch` function: each call traces the implementation its
     first argument's class selects (a tensor, a list, a tuple, the default)."""
     return x / scale_of(x) * scale_of([1, 2]) + scale_of((3,)) + scale_of("s")
+
+
+@case(
+    tags=["stdlib", "graph-breaks"],
+    calls=[Call(T(3))],
+    expect=Expect(graphs=2, ops=[[".sin"], ["mul", "add"]]),
+)
+def lru_cache_made_in_the_function_breaks(x):
+    """`functools.lru_cache` applied in the compiled function is a skipped library call:
+    a break there (and at the decorator it returns), the code around it still traced."""
+    y = x.sin()
+
+    @functools.lru_cache(maxsize=None)
+    def square(n):
+        return n * n
+
+    return y * square(3) + square(3)

@@ -450,7 +450,8 @@ class VariableBuilder:
         if rule is not Rule.INLINE:
             self.guard_identity(value)
         if rule is Rule.SKIP:
-            return SkipFunctionVariable(value, f"call of library function {value.__qualname__}")
+            reason = f"call of library function {value.__qualname__}"
+            return SkipFunctionVariable(value, reason, source=self.source)
         if rule is not Rule.INLINE:
             return self.wrap_by_rule(value, rule)
         if self.guards is not None:
