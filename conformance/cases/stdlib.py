@@ -789,7 +789,7 @@ def lru_cache_made_in_the_function_breaks(x):
     a break there (and at the decorator it returns), the code around it still traced."""
     y = x.sin()
 
-    @functools.lru_cache(maxsize=None)
+    @functools.lru_cache(maxsize=8)
     def square(n):
         return n * n
 
