@@ -565,3 +565,21 @@ def metaclass_property_read_on_class(x):
     """A property of the metaclass, read on the class, is inlined with the class as its
     argument, before the class's own attribute of that name (type.__getattribute__)."""
     return x * _Layer.size + len(_Layer.weight_names)
+
+
+class _Described(type):
+    """A metaclass with a plain method, called through its classes."""
+
+    def describe(cls, prefix):
+        return f"{prefix}{cls.__name__}"
+
+
+class _Block(metaclass=_Described):
+    scale = 2
+
+
+@case(tags=["descriptors", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+      expect=one_graph("mul"))  # fmt: skip
+def metaclass_method_called_on_class(x):
+    """A metaclass's method, found on no class of the MRO, is bound to the class."""
+    return x * _Block.scale, _Block.describe("block:")

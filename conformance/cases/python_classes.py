@@ -629,3 +629,19 @@ def type_with_bad_bases_raises_type_error(x):
     except TypeError:
         return x + 1
     return x
+
+
+@case(tags=TAGS, calls=[Call(T(3)), Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def new_instance_class_guards_its_class(x):
+    """`obj.__class__` of an object made in the trace is its class (dataclasses.replace
+    calls it): guarded as that class, so a second call reuses the graph."""
+    cfg = dataclasses.replace(TrainConfig(lr=2.0), name="b")
+    return x * cfg.lr, cfg.__class__ is TrainConfig, cfg.name
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def hash_of_frozen_dataclass(x):
+    """`hash()` of a frozen dataclass is its generated `__hash__`, inlined: equal values
+    hash alike."""
+    p = Point(1, 2)
+    return x * p.y, hash(p) == hash(Point(1, 2)), hash(p) == hash((1, 2))

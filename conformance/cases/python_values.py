@@ -404,3 +404,12 @@ def dict_items_and_values_membership(x):
         1.0 in d.values(),
         3 in d.values(),
     )
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("add", "mul"))
+def tuples_holding_tensors_are_ordered(x):
+    """`sorted(d.items())` and `<` of tuples holding tensors: CPython orders them by
+    the first items that differ (the keys), never comparing the tensors."""
+    d = {"b": x, "a": x + 1}
+    ordered = dict(sorted(d.items()))
+    return ordered, (1, x * 2) < (2, x), [1, 2] <= [1, 2, 3], (1, x) >= (1,)

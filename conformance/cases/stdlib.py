@@ -749,3 +749,48 @@ def re_global_pattern_on_string_argument(x, name):
     on its value (a new name recompiles), the pattern on its equality."""
     m = LAYER_NAME.match(name)
     return x * int(m.group(2)), m.groups(), LAYER_NAME.pattern
+
+
+@functools.singledispatch
+def scale_of(value):
+    return 1
+
+
+@scale_of.register
+def _(value: torch.Tensor):
+    return value.abs().max()
+
+
+@scale_of.register(list)
+@scale_of.register(tuple)
+def _(value):
+    return len(value)
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3)), Call(T(3))],
+    options=FULLGRAPH,
+    expect=one_graph(".abs", ".max", "truediv", "mul", "add", "add"),
+)
+def singledispatch_on_argument_class(x):
+    """A `functools.singledispatch` function: each call traces the implementation its
+    first argument's class selects (a tensor, a list, a tuple, the default)."""
+    return x / scale_of(x) * scale_of([1, 2]) + scale_of((3,)) + scale_of("s")
+
+
+@case(
+    tags=["stdlib", "graph-breaks"],
+    calls=[Call(T(3))],
+    expect=Expect(graphs=2, ops=[[".sin"], ["mul", "add"]]),
+)
+def lru_cache_made_in_the_function_breaks(x):
+    """`functools.lru_cache` applied in the compiled function is a skipped library call:
+    a break there (and at the decorator it returns), the code around it still traced."""
+    y = x.sin()
+
+    @functools.lru_cache(maxsize=8)
+    def square(n):
+        return n * n
+
+    return y * square(3) + square(3)

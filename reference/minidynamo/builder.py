@@ -79,6 +79,7 @@ from minidynamo.variables.misc import (
     EnvironVariable,
     PythonModuleVariable,
     SettingsObjectVariable,
+    SingleDispatchVariable,
 )
 from minidynamo.variables.nn_module import NNModuleVariable
 from minidynamo.variables.numpy import NumpyNdarrayVariable, NumpyVariable
@@ -440,11 +441,17 @@ class VariableBuilder:
             self.guard_identity(value)
             kind = HIGHER_ORDER_VARIABLES[trace_rules.HIGHER_ORDER_OPS[value]]
             return kind(value, source=self.source)
+        if trace_rules.is_singledispatch(value):
+            self.guard_identity(value)
+            if self.guards is not None:
+                self.guards.add_length(AttrSource(self.source, "registry"), value.registry)
+            return SingleDispatchVariable(value, source=self.source)
         rule = trace_rules.lookup(value)
         if rule is not Rule.INLINE:
             self.guard_identity(value)
         if rule is Rule.SKIP:
-            return SkipFunctionVariable(value, f"call of library function {value.__qualname__}")
+            reason = f"call of library function {value.__qualname__}"
+            return SkipFunctionVariable(value, reason, source=self.source)
         if rule is not Rule.INLINE:
             return self.wrap_by_rule(value, rule)
         if self.guards is not None:

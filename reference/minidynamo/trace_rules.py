@@ -356,6 +356,16 @@ WRAPS_DECORATORS: frozenset[Callable] = frozenset(
     {functools.wraps, torch._functorch.apis._wraps_without_dynamo_attrs}
 )
 
+# The code of every `functools.singledispatch` function's dispatching wrapper.
+_SINGLEDISPATCH_CODE = functools.singledispatch(lambda arg: arg).__code__
+
+
+def is_singledispatch(fn: types.FunctionType) -> bool:
+    """A `functools.singledispatch` function: its call is the implementation that its
+    first argument's class selects (SingleDispatchVariable)."""
+    return fn.__code__ is _SINGLEDISPATCH_CODE
+
+
 # Library functions traced like user code, outside the modules of INLINE_MODULES: the
 # context manager torch.func's grad enters (undecorated: the generator function).
 INLINE_FUNCTIONS: frozenset[Callable] = frozenset(

@@ -382,6 +382,18 @@ def _call_id(tx: InstructionTranslatorBase, obj: VariableTracker) -> VariableTra
     return ObjectIdVariable(id(value))
 
 
+def _call_hash(tx: InstructionTranslatorBase, obj: VariableTracker) -> VariableTracker:
+    """``hash(obj)``: a user object's own ``__hash__`` (a frozen dataclass's) inlined, as
+    `hash_value` finds it; object's identity hash is no constant of the program."""
+    from minidynamo.variables.user_defined import UserDefinedObjectVariable
+
+    if isinstance(obj, UserDefinedObjectVariable):
+        if inspect.getattr_static(type(obj.value), "__hash__", None) is object.__hash__:
+            unimplemented(f"hash() of {obj!r}, by identity")
+        return ConstantVariable(obj.hash_value(tx))
+    return fold_builtin(hash, [obj], {})
+
+
 def _call_object_new(
     tx: InstructionTranslatorBase, cls: VariableTracker, *args: VariableTracker
 ) -> VariableTracker:
@@ -713,6 +725,7 @@ BUILTIN_HANDLERS: dict[Callable, Callable[..., VariableTracker]] = {
     bool: _call_bool,
     callable: _call_callable,
     id: _call_id,
+    hash: _call_hash,
     object.__new__: _call_object_new,
     list: _call_list,
     tuple: _call_tuple,

@@ -243,3 +243,32 @@ class EnvironVariable(VariableTracker):
         values = [arg.as_python_constant() for arg in args]
         kwvalues = {key: arg.as_python_constant() for key, arg in kwargs.items()}
         return fold(getattr(self.value, name), values, kwvalues)
+
+
+class SingleDispatchVariable(VariableTracker):
+    """A `functools.singledispatch` function: a call is the implementation registered for
+    its first argument's class, chosen now (`dispatch`) and traced. Its registry is
+    guarded by length, as registrations add to it."""
+
+    def __init__(self, value: Any, *, source: Source | None = None) -> None:
+        super().__init__(source=source)
+        self.value = value
+
+    def __repr__(self) -> str:
+        return f"SingleDispatchVariable({self.value.__qualname__})"
+
+    def python_type(self) -> type:
+        return type(self.value)
+
+    def call_function(
+        self,
+        tx: InstructionTranslatorBase,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        from minidynamo.builder import VariableBuilder
+
+        if not args:
+            unimplemented(f"{self.value.__qualname__}() without a positional argument")
+        impl = self.value.dispatch(args[0].python_type())
+        return VariableBuilder(tx, None)(impl).call_function(tx, args, kwargs)

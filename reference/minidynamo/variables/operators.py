@@ -192,6 +192,18 @@ def sequences_equal(
     return all(compare_identity_or_equal(tx, a, b) for a, b in pairs)
 
 
+def sequences_ordered(
+    tx: InstructionTranslatorBase, fn: Callable, left: BaseListVariable, right: BaseListVariable
+) -> VariableTracker:
+    """``left < right`` (``<=``, ``>``, ``>=``) of two lists or tuples as CPython orders
+    them (`sorted(d.items())`): `fn` of the first items that differ (by identity, then
+    ``==``); where none differ, of the lengths."""
+    for a, b in zip(left.items, right.items, strict=False):
+        if not compare_identity_or_equal(tx, a, b):
+            return call_operator(tx, fn, [a, b])
+    return ConstantVariable(fn(len(left.items), len(right.items)))
+
+
 def dicts_equal(
     tx: InstructionTranslatorBase, left: ConstDictVariable, right: ConstDictVariable
 ) -> bool:
@@ -289,6 +301,13 @@ def call_container_operator(
     if fn in (operator.eq, operator.ne) and isinstance(left, ConstDictVariable):
         equal = dicts_equal(tx, left, rest[0])  # type: ignore[arg-type]
         return ConstantVariable(equal if fn is operator.eq else not equal)
+    if (
+        fn in (operator.lt, operator.le, operator.gt, operator.ge)
+        and isinstance(left, BaseListVariable)
+        and isinstance(rest[0], BaseListVariable)
+        and _comparable_types(left, rest[0])
+    ):
+        return sequences_ordered(tx, fn, left, rest[0])
     if fn not in CONTAINER_METHODS:
         unimplemented(f"operator.{fn.__name__} on {', '.join(map(repr, args))}")
     return left.call_method(tx, CONTAINER_METHODS[fn], rest, {})

@@ -15,6 +15,7 @@ import enum
 import functools
 import inspect
 import operator
+import sys
 import types
 import typing
 from typing import TYPE_CHECKING, Any
@@ -219,6 +220,19 @@ def _metaclass_property(metaclass: type, name: str) -> property | None:
     return None
 
 
+def _slot_hash(value: int) -> int:
+    """What CPython's ``slot_tp_hash`` makes of the int a Python ``__hash__`` returned:
+    itself where it fits a Py_ssize_t (-1, the error value, becomes -2), else its hash."""
+    if -sys.maxsize - 1 <= value <= sys.maxsize:
+        return -2 if value == -1 else value
+    return hash(value)
+
+
+def _from_metaclass(cls: type, name: str) -> bool:
+    """Whether `cls.name` is found on the metaclass: no class of the MRO has it."""
+    return all(name not in vars(klass) for klass in cls.__mro__)
+
+
 class UserDefinedClassVariable(VariableTracker):
     """A class object, e.g. in ``isinstance(x, MyClass)`` or ``MyClass.CONSTANT``."""
 
@@ -279,6 +293,11 @@ class UserDefinedClassVariable(VariableTracker):
             from minidynamo.variables.functions import PolyfilledFunctionVariable
 
             return PolyfilledFunctionVariable(attr, polyfill, source=source)
+        if isinstance(attr, types.FunctionType) and _from_metaclass(self.value, name):
+            # `class Meta(type): def describe(cls)`: the metaclass's method, bound to the class
+            from minidynamo.variables.functions import UserFunctionVariable, UserMethodVariable
+
+            return UserMethodVariable(UserFunctionVariable(attr), self)
         return wrap_class_attribute(tx, self, attr, source)
 
     def store_attr(self, tx: InstructionTranslatorBase, name: str, value: VariableTracker) -> None:
@@ -508,7 +527,7 @@ class UserDefinedObjectVariable(VariableTracker):
             result = self.call_method(tx, "__hash__", [], {})
             if not result.is_python_constant() or not isinstance(result.as_python_constant(), int):
                 unimplemented(f"{cls.__qualname__}.__hash__ returned {result!r}")
-            return hash(result.as_python_constant())
+            return _slot_hash(result.as_python_constant())
         return hash(self.value)
 
     def text(self, tx: InstructionTranslatorBase, slot: str, spec: str = "") -> VariableTracker:
@@ -552,11 +571,13 @@ class UserDefinedObjectVariable(VariableTracker):
         if stored is not None:
             return stored
         source = None if self.source is None else AttrSource(self.source, name)
-        if self.cls_vt is not None and self.cls_vt.source is not None:
-            # A new object's own attributes are all in SideEffects: this is its class's.
-            source = AttrSource(self.cls_vt.source, name)
+        class_source = None if self.cls_vt is None else self.cls_vt.source
         if name == "__class__":
-            return VariableBuilder(tx, source)(type(self.value))
+            # A new object's class is where it came from, not an attribute of that class.
+            return VariableBuilder(tx, class_source or source)(type(self.value))
+        if class_source is not None:
+            # A new object's own attributes are all in SideEffects: this is its class's.
+            source = AttrSource(class_source, name)
         if name == "__dict__":
             return InstanceDictVariable(self)
         instance_dict = getattr(self.value, "__dict__", {})
