@@ -392,12 +392,12 @@ def where_between_broadcast_arrays(a, b):
     tags=["numpy", "fullgraph"],
     calls=[Call(T(4)), Call(T(4))],
     options={"fullgraph": True},
-    expect=one_graph(".view_as", "wrapped_mean", "wrapped_item", "add"),
+    expect=one_graph(".view_as", "wrapped_mean", "wrapped_item", "mul"),
 )
 def mean_of_array_read_as_float_under_fullgraph(x):
     """`float(np.mean(a))` under fullgraph=True: the ndarray's `item()` is a captured
-    scalar output (an unbacked SymFloat), as `Tensor.item()` is; the program gets a float."""
-    return float(np.mean(x.numpy())) + 1.0
+    scalar (an unbacked SymFloat), as `Tensor.item()` is, and scales the tensor."""
+    return x * float(np.mean(x.numpy()))
 
 
 @case(
