@@ -278,3 +278,17 @@ def dict_indexed_by_enum_argument(x, mode):
     (``___check_obj_id(L['mode'], ...)``), so the other member recompiles and picks its
     own value."""
     return x * {_Mode.SMALL: 2, _Mode.LARGE: 3}[mode]
+
+
+_SETTINGS = {"scale": 2}
+
+
+@case(
+    tags=["containers", "guards"],
+    calls=[Call(T(3)), Call(T(3))],
+    expect=Expect(frames=1, graphs=1),
+)
+def id_of_a_dict_is_one_token(x):
+    """``id(d)`` of one dict twice gives one value (copy.deepcopy's memo asks it): it is
+    a token of the dict's tracker, not of a bound method made anew for each call."""
+    return x * _SETTINGS["scale"] + (id(_SETTINGS) == id(_SETTINGS))

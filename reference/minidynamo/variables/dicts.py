@@ -165,7 +165,7 @@ class ConstDictVariable(VariableTracker):
     def has_unread(self) -> bool:
         return any(isinstance(value, LazyItem) for value in self._items.values())
 
-    def value(self, key: Any) -> VariableTracker:
+    def item_value(self, key: Any) -> VariableTracker:
         """The value of a present key, read (wrapped and guarded) now if it was not."""
         value = self._items[key] = _realized(self._items[key])
         return value
@@ -213,7 +213,7 @@ class ConstDictVariable(VariableTracker):
         k = constant_key(key)
         if k not in self._items:
             raise_observed(KeyError, key_constant(k))
-        return self.value(k)
+        return self.item_value(k)
 
     def method_get(
         self,
@@ -224,7 +224,7 @@ class ConstDictVariable(VariableTracker):
         k = constant_key(key)
         if k not in self._items:
             return default or ConstantVariable(None)
-        return self.value(k)
+        return self.item_value(k)
 
     def method_contains(
         self, tx: InstructionTranslatorBase, key: VariableTracker

@@ -75,7 +75,7 @@ class NNModuleVariable(UserDefinedObjectVariable):
             changed = self.changed_registry(tx, registry)
             if changed is not None:
                 if name in changed.keys():
-                    return changed.value(name)
+                    return changed.item_value(name)
                 continue
             if name in entries:
                 source = None

@@ -216,7 +216,7 @@ def dicts_equal(
     ordered = all(issubclass(d.python_type(), collections.OrderedDict) for d in (left, right))
     if ordered and keys != other_keys:
         return False
-    return all(compare_identity_or_equal(tx, left.value(k), right.value(k)) for k in keys)
+    return all(compare_identity_or_equal(tx, left.item_value(k), right.item_value(k)) for k in keys)
 
 
 def holds_mutable(vt: VariableTracker) -> bool:
