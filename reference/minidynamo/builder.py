@@ -605,14 +605,11 @@ _WRAPPERS: list[
 
 
 def _is_lazy_source(source: Source | None) -> bool:
-    """A global, a closure cell's contents (of the frame, or of a function it calls), or
-    an item of a list, tuple or dict (Dynamo wraps each item in a LazyVariableTracker):
-    where Dynamo guards a scalar lazily, so an item the trace never reads is unguarded."""
-    if isinstance(source, GetItemSource):
-        return True
-    if isinstance(source, AttrSource):
-        return True
-    return isinstance(source, (GlobalSource, LocalSource))
+    """An argument, a global, an attribute (a closure cell's contents among them) or an
+    item of a list, tuple or dict: where Dynamo guards a scalar lazily (its
+    VariableTracker.build makes each a LazyConstantVariable), so one the trace never
+    reads is unguarded."""
+    return isinstance(source, (LocalSource, GlobalSource, AttrSource, GetItemSource))
 
 
 def may_be_symbolic(source: Source, tx: InstructionTranslatorBase) -> bool:

@@ -25,7 +25,17 @@ def is_method_descriptor(attr: object) -> bool:
     return isinstance(attr, DESCRIPTOR_TYPES)
 
 
-class MethodDescriptorVariable(VariableTracker):
+class NamedCallableVariable(VariableTracker):
+    """A tracker of a C callable whose `as_python_constant` is that callable: its names
+    (``func.__name__`` in a ``__torch_function__``) are constants."""
+
+    def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
+        if name in ("__name__", "__qualname__"):
+            return ConstantVariable(getattr(self.as_python_constant(), name))
+        return super().var_getattr(tx, name)
+
+
+class MethodDescriptorVariable(NamedCallableVariable):
     """``owner.name`` where the attribute is a C method descriptor, not yet called."""
 
     def __init__(self, owner: type, name: str) -> None:
@@ -41,12 +51,6 @@ class MethodDescriptorVariable(VariableTracker):
 
     def as_python_constant(self) -> Any:
         return getattr(self.owner, self.name)
-
-    def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
-        """Its names (``func.__name__`` in a ``__torch_function__``): constants."""
-        if name in ("__name__", "__qualname__"):
-            return ConstantVariable(getattr(self.as_python_constant(), name))
-        return super().var_getattr(tx, name)
 
     def call_function(
         self,

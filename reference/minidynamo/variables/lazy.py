@@ -1,9 +1,10 @@
 """Lazily guarded constants (Dynamo's `LazyConstantVariable` and
 `ComputedLazyConstantVariable`, variables/lazy.py there): an int, float, bool or str read
-from a global or a closure cell is guarded on its type only, until the trace needs its
-value. A counter that the frame only increments and stores back (``COUNTER += 1``) is
-then computed at run time from the real global, ``operator.add(G['COUNTER'], 1)``, and a
-new count reuses the compiled code instead of recompiling it.
+from an argument, a global, a closure cell, or an attribute or item of one, is guarded on
+its type only, until the trace needs its value. A counter that the frame only increments
+and stores back (``COUNTER += 1``) is then computed at run time from the real global,
+``operator.add(G['COUNTER'], 1)``, and a new count reuses the compiled code instead of
+recompiling it.
 
 Reading `value` (`as_python_constant`: a branch, a tensor operand, formatting, a fold)
 guards it on its value first, so the trace never depends on an unguarded value.

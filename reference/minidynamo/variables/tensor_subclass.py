@@ -29,6 +29,7 @@ import torch
 from minidynamo import graph_break_registry as gb
 from minidynamo.exc import unimplemented
 from minidynamo.variables.base import VariableTracker
+from minidynamo.variables.descriptors import NamedCallableVariable
 from minidynamo.variables.tensor import TensorVariable
 
 if TYPE_CHECKING:
@@ -355,7 +356,7 @@ class DefaultTorchFunctionVariable(VariableTracker):
 _NOWRAP_FUNCTIONS = torch.overrides.get_default_nowrap_functions()
 
 
-class AttributeGetterVariable(VariableTracker):
+class AttributeGetterVariable(NamedCallableVariable):
     """``torch.Tensor.<name>.__get__``, the ``func`` eager gives ``__torch_function__``
     for reading attribute `name` (``x.shape``): called on a tensor, the attribute."""
 
@@ -368,13 +369,6 @@ class AttributeGetterVariable(VariableTracker):
 
     def as_python_constant(self) -> Any:
         return getattr(torch.Tensor, self.name).__get__
-
-    def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
-        from minidynamo.variables.constant import ConstantVariable
-
-        if name in ("__name__", "__qualname__"):
-            return ConstantVariable(getattr(self.as_python_constant(), name))
-        return super().var_getattr(tx, name)
 
     def call_function(
         self,
