@@ -953,3 +953,25 @@ def symbolic_int_as_a_dict_key(x, n):
     there, each value compiling anew, instead of breaking the graph."""
     d = {n: x}
     return d[n] * 2
+
+
+# Appended after the cases above, whose source lines their goldens name.
+from conformance.spec import Make  # noqa: E402
+
+
+class _Buffered(torch.nn.Module):
+    def __init__(self, n: int) -> None:
+        super().__init__()
+        self.register_buffer("w", torch.ones(n))
+
+
+@case(
+    tags=["recompiles", "dynamic-shapes", "nn-module"],
+    calls=[Call(T(2), Make(_Buffered, 2)), Call(T(3), Make(_Buffered, 3)), Call(T(4), Make(_Buffered, 4))],
+    expect=Expect(frames=3, graphs=3),
+)
+def module_buffer_size_stays_static(x, m):
+    """A buffer of a module argument keeps its sizes static, as a parameter's (Dynamo's
+    force_parameter_static_shapes): `x` turns dynamic on the second call, the buffer's
+    new size compiles anew on the third."""
+    return x + m.w

@@ -35,6 +35,7 @@ from minidynamo import config
 from minidynamo import graph_break_registry as gb
 from minidynamo.bytecode import create_call_method, create_load_method
 from minidynamo.exc import unimplemented
+from minidynamo.source import AttrSource
 
 if TYPE_CHECKING:
     from minidynamo.codegen import PyCodegen
@@ -247,6 +248,15 @@ def _size_constraints(
     return constraints
 
 
+def _is_buffer(source: Source) -> bool:
+    """`source` reads a module's buffer (``L['m']._buffers['w']``), or a part of one."""
+    while isinstance(source, ChainedSource):
+        if isinstance(source, AttrSource) and source.member == "_buffers":
+            return True
+        source = source.base
+    return False
+
+
 def _static_context(base: torch.Tensor | None) -> StatelessSymbolicContext | None:
     """The base of a view input is static: the view's own sizes and strides carry the
     symbols (torch would otherwise give the base fresh symbols of its own)."""
@@ -323,6 +333,8 @@ class Dynamism:
         list_length_stays_static
     a parameter's size          any, even mark_dynamic        -> constant, compiled anew
         mark_dynamic_on_parameter_ignored
+    a module buffer's size      defaults                      -> constant, compiled anew
+        module_buffer_size_stays_static
     one tensor twice / two      any                           -> another cache entry
         same_tensor_twice_then_two, aliased_inputs_mutated (guards.add_alias, add_no_aliasing)
     anything, at recompile_limit entries                     -> no compile: the call and
@@ -428,8 +440,9 @@ class ShapePolicy:
     def _dim_dynamism(self, value: torch.Tensor, source: Source) -> list[DimDynamic]:
         """Per dim: DYNAMIC (its own symbol) if marked dynamic; else STATIC if marked
         static; else DUCK (a symbol shared by equal sizes) where the `Dynamism` says so;
-        else STATIC. Parameters are always static."""
-        if isinstance(value, torch.nn.Parameter):
+        else STATIC. Parameters and buffers are always static (Dynamo's
+        force_parameter_static_shapes: a module's tensors keep their sizes)."""
+        if isinstance(value, torch.nn.Parameter) or _is_buffer(source):
             return [DimDynamic.STATIC] * value.dim()
         varied = self.frame_state.merge_sizes(source.name, value.size())
         marked = (marked_dims(value, DYNAMIC_DIMS) or set()) | (
