@@ -967,7 +967,7 @@ class _Buffered(torch.nn.Module):
 
 @case(
     tags=["recompiles", "dynamic-shapes", "nn-module"],
-    calls=[Call(T(2), Make(_Buffered, 2)), Call(T(3), Make(_Buffered, 3)), Call(T(4), Make(_Buffered, 4))],
+    calls=[Call(T(n), Make(_Buffered, n)) for n in (2, 3, 4)],
     expect=Expect(frames=3, graphs=3),
 )
 def module_buffer_size_stays_static(x, m):
