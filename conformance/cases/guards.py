@@ -277,3 +277,15 @@ def unread_attribute_of_argument_is_not_guarded(x, k, box):
     n = k + box.scale
     del n
     return x * 1
+
+
+@case(
+    tags=["guards", "recompiles", "dynamic-shapes"],
+    calls=[Call(T(3), Box(n)) for n in (1, 2, 3)],
+    expect=Expect(frames=2, graphs=2, ops=[["mul", "add"], ["mul", "add"]]),
+)
+def dynamic_attribute_read_twice_is_one_graph_input(x, box):
+    """An int attribute that changed is a SymInt graph input from the second compile
+    (automatic dynamic): read twice, it is the same input, not two placeholders of one
+    name (which made the graph's code invalid and the frame run eagerly)."""
+    return x * box.scale + box.scale

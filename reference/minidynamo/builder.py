@@ -218,6 +218,9 @@ class VariableBuilder:
         """An int input: a constant (guarded on its value), or, once the ShapePolicy says
         it is dynamic, a SymInt graph input ``l_n_: torch.SymInt`` (guarded on its type)."""
         output = self.tx.output
+        seen = output.input_by_source.get(self.source)
+        if seen is not None:
+            return seen
         wrapped = output.shapes.wrap_int(value, self.source)
         if not isinstance(wrapped, torch.SymInt):
             output.guards.add_constant_match(self.source, value)
@@ -225,13 +228,18 @@ class VariableBuilder:
         output.guards.add_type_match(self.source, value)
         name = placeholder_name(self.source)
         proxy = output.create_graph_input(name, value, wrapped, self.source)
-        return SymNodeVariable(self.tx, proxy, wrapped, source=self.source)
+        vt = SymNodeVariable(self.tx, proxy, wrapped, source=self.source)
+        output.input_by_source[self.source] = vt
+        return vt
 
     def wrap_float(self, value: float) -> VariableTracker:
         """A float input: a constant (guarded on its value), or, once the ShapePolicy says
         it is dynamic, a float64 0-dim tensor graph input read back as a SymFloat,
         ``item = l_f_.item()`` (guarded on its type and on not being NaN)."""
         output = self.tx.output
+        seen = output.input_by_source.get(self.source)
+        if seen is not None:
+            return seen
         wrapped = output.shapes.wrap_float(value, self.source)
         if not isinstance(wrapped, torch.SymFloat):
             output.guards.add_constant_match(self.source, value)
@@ -243,7 +251,9 @@ class VariableBuilder:
         fake = output.fake_mode.from_tensor(tensor, source=source)
         proxy = output.create_graph_input(placeholder_name(source), tensor, fake, source)
         item = output.create_proxy(self.tx, "call_method", "item", (proxy,), {}, example=wrapped)
-        return SymNodeVariable(self.tx, item, wrapped, source=self.source)
+        vt = SymNodeVariable(self.tx, item, wrapped, source=self.source)
+        output.input_by_source[self.source] = vt
+        return vt
 
     def wrap_tensor(self, value: torch.Tensor) -> VariableTracker:
         output = self.tx.output

@@ -142,6 +142,9 @@ class OutputGraph:
         self.fake_mode = self.shapes.fake_mode
         self.guards = GuardSet()
         self.input_by_id: dict[int, VariableTracker] = {}
+        # Dynamic ints and floats, by source: one read again (`p.a` twice) is the same
+        # graph input (values cannot be told apart by id: small ints are shared).
+        self.input_by_source: dict[Source, VariableTracker] = {}
         # Modules the trace made (`nn.ReLU()`), by id: one reached again through the
         # container holding it is the same VariableTracker, so `is` and stores agree.
         self.new_modules: dict[int, VariableTracker] = {}
