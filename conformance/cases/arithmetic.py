@@ -192,3 +192,14 @@ def horner_polynomial(x):
 def math_cbrt_constant(x):
     """math.cbrt is new in CPython 3.11: on constants it is computed while tracing."""
     return x * math.cbrt(27.0)
+
+
+@case(
+    tags=["arithmetic", "builtins", "dynamic-shapes"],
+    calls=[Call(T(2, 3)), Call(T(4, 3)), Call(T(5, 3))],
+    expect=Expect(frames=2, graphs=2),
+)
+def math_prod_of_symbolic_sizes(x):
+    """`math.prod` of sizes that turned dynamic multiplies the symbols (its polyfill):
+    the second graph serves every later batch size."""
+    return x.reshape(-1) * math.prod(x.shape)

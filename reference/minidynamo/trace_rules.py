@@ -20,6 +20,7 @@ import enum
 import functools
 import inspect
 import itertools
+import math
 import operator
 import os
 import re
@@ -456,6 +457,7 @@ FALLBACK_POLYFILLS: dict[Callable, Callable] = {
     max: builtins_polyfills.max,
     any: builtins_polyfills.any,
     all: builtins_polyfills.all,
+    math.prod: builtins_polyfills.prod,
 }
 
 

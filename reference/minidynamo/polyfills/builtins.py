@@ -77,6 +77,14 @@ def all(iterable: Iterable) -> bool:  # noqa: A001
     return True
 
 
+def prod(iterable: Iterable, /, *, start: Any = 1) -> Any:
+    """`math.prod`: the product from the left, so sizes that are symbols stay symbols."""
+    result = start
+    for item in iterable:
+        result = result * item
+    return result
+
+
 def length_hint(obj: Any, default: int = 0) -> int:
     if hasattr(type(obj), "__len__"):
         return len(obj)

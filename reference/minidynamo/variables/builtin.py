@@ -157,7 +157,9 @@ class BuiltinVariable(VariableTracker):
         polyfill = trace_rules.FALLBACK_POLYFILLS.get(self.fn)
         # `max(s0, 3)` of symbolic sizes is a graph node (its handler), not a polyfill.
         symbolic = not kwargs and is_symbolic_arithmetic(args)
-        if polyfill is not None and not symbolic and not _foldable(tx, args, kwargs):
+        # A list holding symbols is folded (specialized) only by the handlers that do.
+        specializes = self.fn in BUILTIN_HANDLERS
+        if polyfill is not None and not symbolic and not _foldable(args, kwargs, specializes):
             from minidynamo.variables.functions import inline_polyfill
 
             return inline_polyfill(tx, polyfill, args, kwargs)
@@ -177,16 +179,18 @@ class BuiltinVariable(VariableTracker):
 
 
 def _foldable(
-    tx: InstructionTranslatorBase, args: list[VariableTracker], kwargs: dict[str, VariableTracker]
+    args: list[VariableTracker], kwargs: dict[str, VariableTracker], specializes: bool
 ) -> bool:
-    """Constant arguments, or one list/tuple of constants and symbolic numbers: what
-    `_fold_over_constants` evaluates now (specializing the numbers)."""
+    """Constant arguments, or (where the handler `specializes`) one list/tuple of
+    constants and symbolic numbers: what `_fold_over_constants` evaluates now
+    (specializing the numbers)."""
     if not all(value.is_python_constant() for value in kwargs.values()):
         return False
     if all(arg.is_python_constant() for arg in args):
         return True
     return (
-        len(args) == 1
+        specializes
+        and len(args) == 1
         and isinstance(args[0], BaseListVariable)
         and all(
             item.is_python_constant() or isinstance(item, SymNodeVariable) for item in args[0].items
