@@ -808,3 +808,33 @@ def c_method_of_opaque_object_breaks_at_its_call(x):
     g = torch.Generator()
     g.manual_seed(0)
     return y + 1
+
+
+@case(
+    tags=["graph-breaks", "tensor-methods"],
+    calls=[Call(T(3))],
+    options={"fullgraph": True},
+    expect=Expect(graphs=1, ops=[["add", ".detach", "mul"]]),
+)
+def data_ptr_of_one_storage_compares_equal(x):
+    """`data_ptr()` is an address known at run time only (Dynamo's DataPtrVariable): an
+    unused one costs nothing, and two of one storage (a tensor and its detach()) compare
+    equal while tracing."""
+    y = x + 1
+    y.data_ptr()
+    return y * 2 if x.data_ptr() == x.detach().data_ptr() else y
+
+
+@case(
+    tags=["graph-breaks", "tensor-methods"],
+    calls=[Call(T(3), T(3))],
+    expect=Expect(
+        graphs=1, ops=[["mul"]], breaks=[Break("GB5976", "same = a.data_ptr() == b.data_ptr()")]
+    ),
+)
+def data_ptr_of_two_tensors_compared_breaks(a, b):
+    """Whether two tensors share an address is known at run time only: the comparison
+    breaks the graph (it and the rest run in CPython)."""
+    y = a * 2
+    same = a.data_ptr() == b.data_ptr()
+    return y, same

@@ -285,6 +285,16 @@ _TYPES = [
         "Make the class once outside the compiled function.",
     ),
     GraphBreakType(
+        "GB0047",
+        "data pointer comparison",
+        "Two data_ptr() results are compared that the trace cannot prove are one storage "
+        "(the same tensor, or a detach() of it, unchanged since): their addresses exist "
+        "only at run time.",
+        "Compare the tensors (`a is b`) instead, or compare the pointers outside the "
+        "compiled function.",
+        "GB5976",
+    ),
+    GraphBreakType(
         "GB0048",
         "function disabled by torch",
         "A function wrapped by torch.compiler.disable (torch._dynamo.disable, "
@@ -338,5 +348,6 @@ TENSOR_SUBCLASS = "GB0033"
 TENSOR_SUBCLASS_TORCH_FUNCTION = "GB0034"
 GENERATOR_REBUILT_WITH_SIDE_EFFECTS = "GB0043"
 TRACE_TIME_CLASS_ESCAPES = "GB0035"
+DATA_POINTER_COMPARISON = "GB0047"
 TORCH_DISABLED_FUNCTION = "GB0048"
 TORCH_DISABLED_FRAME = "GB0049"

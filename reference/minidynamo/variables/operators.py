@@ -34,7 +34,7 @@ from minidynamo.variables.lists import (
 )
 from minidynamo.variables.numpy import NumpyNdarrayVariable, call_numpy_operator
 from minidynamo.variables.symnode import SymNodeVariable, is_symbolic
-from minidynamo.variables.tensor import TensorVariable
+from minidynamo.variables.tensor import DataPtrVariable, TensorVariable
 
 if TYPE_CHECKING:
     from minidynamo.symbolic_convert import InstructionTranslatorBase
@@ -242,6 +242,9 @@ def call_operator(
         return call_numpy_operator(tx, fn, args)
     if fn in (operator.eq, operator.ne) and all(isinstance(arg, ObjectIdVariable) for arg in args):
         same = args[0].token == args[1].token  # type: ignore[attr-defined]
+        return ConstantVariable(same if fn is operator.eq else not same)
+    if fn in (operator.eq, operator.ne) and isinstance(args[0], DataPtrVariable):
+        same = args[0].same_storage(args[1])  # or the graph breaks
         return ConstantVariable(same if fn is operator.eq else not same)
     if fn is operator.getitem and is_tensor(args[0]) and isinstance(args[1], SymNodeVariable):
         # As Dynamo does: `x[n - 1]` as `torch.select(x, 0, n - 1)`, which fake tensors

@@ -82,7 +82,6 @@ DATA_DEPENDENT_METHODS = frozenset(
         "__index__",
         "__int__",
         "__float__",
-        "data_ptr",
         "untyped_storage",
         "storage",
     }
@@ -356,6 +355,8 @@ class TensorVariable(VariableTracker):
         if name == "item" and tx.output.one_graph and not args and not kwargs:
             # A captured scalar output: an unbacked symbol (u0) the graph computes.
             return tx.output.call(tx, "call_method", name, [self])
+        if name in ("data_ptr", "const_data_ptr") and not args and not kwargs:
+            return DataPtrVariable(self, name)
         if name in DATA_DEPENDENT_METHODS:
             gb_id = _DATA_DEPENDENT_IDS.get(name, gb.DATA_DEPENDENT_METHOD)
             unimplemented(f"data-dependent tensor method Tensor.{name}()", gb_id)
@@ -433,3 +434,39 @@ class TensorVariable(VariableTracker):
             tx.output.call(tx, "call_function", operator.getitem, [self, ConstantVariable(i)])
             for i in range(length)
         ]
+
+
+class DataPtrVariable(VariableTracker):
+    """``t.data_ptr()``, as Dynamo's DataPtrVariable: an address that exists only at run
+    time. Two are equal where the trace proves one storage (the same tensor, or a
+    ``detach()`` of it, not written between the calls); any other comparison, and any
+    use of the number, breaks the graph. Left in a local, it is read again after the
+    graph (``t.data_ptr()`` of the same tensor)."""
+
+    def __init__(self, tensor: TensorVariable, method: str) -> None:
+        super().__init__()
+        self.tensor = tensor
+        self.method = method
+        self.version = tensor.example_value._version
+
+    def __repr__(self) -> str:
+        return f"DataPtrVariable({self.tensor!r})"
+
+    def python_type(self) -> type:
+        return int
+
+    def storage_root(self) -> torch.fx.Node:
+        node = self.tensor.proxy.node
+        while node.op == "call_method" and node.target == "detach" and len(node.args) == 1:
+            node = node.args[0]  # type: ignore[assignment]
+        return node
+
+    def same_storage(self, other: VariableTracker) -> bool:
+        if not (isinstance(other, DataPtrVariable) and self.version == other.version):
+            unimplemented("data_ptr() compared with another value", gb.DATA_POINTER_COMPARISON)
+        if self.storage_root() is not other.storage_root():
+            unimplemented("data_ptr() of two tensors compared", gb.DATA_POINTER_COMPARISON)
+        return True
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        codegen.call_method_of(self.tensor, self.method)
