@@ -15,7 +15,7 @@ import typing
 
 import torch
 
-from conformance.spec import Call, T, case, one_graph
+from conformance.spec import Call, Expect, T, case, one_graph
 
 FULLGRAPH = {"fullgraph": True}
 TAGS = ["python-semantics", "fullgraph"]
@@ -645,3 +645,44 @@ def hash_of_frozen_dataclass(x):
     hash alike."""
     p = Point(1, 2)
     return x * p.y, hash(p) == hash(Point(1, 2)), hash(p) == hash((1, 2))
+
+
+class ActivationTable(collections.OrderedDict):
+    """A table whose lookup builds what it holds (HF transformers' `ACT2FN`)."""
+
+    def __getitem__(self, key):
+        content = super().__getitem__(key)
+        cls, kwargs = content if isinstance(content, tuple) else (content, {})
+        return cls(**kwargs)
+
+
+ACTIVATIONS = ActivationTable(
+    {"relu": torch.nn.ReLU, "gelu_tanh": (torch.nn.GELU, {"approximate": "tanh"})}
+)
+
+
+# Each module made in the trace records torch's API-usage call, as Dynamo's graphs do.
+MADE_ACTIVATIONS = [
+    "torch._C._log_api_usage_once",
+    "torch._C._nn.gelu",
+    "torch._C._log_api_usage_once",
+    "torch.nn.functional.relu",
+    "add",
+]
+
+
+def _add_activation() -> None:
+    ACTIVATIONS["tanh"] = torch.nn.Tanh
+
+
+@case(
+    tags=TAGS,
+    calls=[Call(T(3)), Call(T(3)), Call(T(3), before=_add_activation)],
+    options=FULLGRAPH,
+    expect=Expect(frames=2, graphs=2, ops=[MADE_ACTIVATIONS] * 2),
+)
+def super_getitem_of_global_dict_subclass(x):
+    """`super().__getitem__(key)` in a dict subclass's own `__getitem__`, on an object the
+    function did not make: the base's items, guarded by their keys (a new key
+    recompiles)."""
+    return ACTIVATIONS["gelu_tanh"](x) + ACTIVATIONS["relu"](x)

@@ -32,6 +32,7 @@ from minidynamo.source import (
     GlobalSource,
     LocalSource,
     NumpyTensorSource,
+    dict_contents,
     from_numpy,
     tuple_iterator_getitem,
     tuple_iterator_len,
@@ -143,6 +144,7 @@ class GuardSet:
             "___from_numpy": from_numpy,
             "___tuple_iterator_len": tuple_iterator_len,
             "___tuple_iterator_getitem": tuple_iterator_getitem,
+            "___dict_contents": dict_contents,
         }
         # The sources of tensor inputs, parameters aside, for `add_no_aliasing`.
         self.tensor_sources: dict[str, Source] = {}

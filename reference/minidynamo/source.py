@@ -8,6 +8,7 @@ subclass torch's `Source`, which is what `ShapeEnv` expects of a source.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
 import re
@@ -145,6 +146,28 @@ class NumpyTensorSource(ChainedSource):
 
     def reconstruct(self, codegen: PyCodegen) -> None:
         codegen.load_installed("___from_numpy", from_numpy, push_null=True)
+        self.base.reconstruct(codegen)
+        codegen.call(1)
+
+
+def dict_contents(obj: dict) -> dict:
+    """The items of a dict subclass's object as a plain dict, in its order, read by the
+    builtin base's C methods (what ``super().__getitem__`` reads), not the class's own."""
+    base = collections.OrderedDict if isinstance(obj, collections.OrderedDict) else dict
+    return dict(base.items(obj))
+
+
+@dataclasses.dataclass(frozen=True)
+class DictContentsSource(ChainedSource):
+    """``___dict_contents(base)``: the items of an existing object of a dict subclass,
+    which the class's overrides (``__getitem__`` ...) reach through ``super()``."""
+
+    @property
+    def _name_template(self) -> str:
+        return "___dict_contents({0})"
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        codegen.load_installed("___dict_contents", dict_contents, push_null=True)
         self.base.reconstruct(codegen)
         codegen.call(1)
 

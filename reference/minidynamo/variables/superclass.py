@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING
 
 import torch
 from minidynamo import graph_break_registry as gb
+from minidynamo.builder import VariableBuilder
 from minidynamo.exc import unimplemented
+from minidynamo.source import DictContentsSource, dict_contents
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable
 from minidynamo.variables.misc import CellVariable, GetAttrVariable
@@ -28,6 +30,8 @@ if TYPE_CHECKING:
     from minidynamo.symbolic_convert import InstructionTranslatorBase
 
 _OBJECT_SLOTS = ("__init__", "__setattr__", "__getattribute__")
+# The dict methods that only read the items, for ``super().<name>`` on an existing object.
+_DICT_READERS = ("__getitem__", "__contains__", "__len__", "__iter__", "get", "keys", "values")
 TENSOR_BASES = (torch.Tensor, torch._C.TensorBase)
 
 
@@ -60,6 +64,12 @@ class SuperVariable(VariableTracker):
             unimplemented(f"super() has no attribute {name!r}")
         if base in DICT_BASES and isinstance(self.obj, UserDefinedDictVariable):
             return DictItemsMethodVariable(self.obj, name)
+        if base in DICT_BASES and name in _DICT_READERS and self.obj.source is not None:
+            # an existing object's items (HF's ACT2FN, `super().__getitem__(key)`): read
+            # as a plain dict, guarded by its keys as a dict argument is
+            source = DictContentsSource(self.obj.source)
+            contents = VariableBuilder(tx, source)(dict_contents(self.obj.value))
+            return GetAttrVariable(contents, name)
         if base is object and name in _OBJECT_SLOTS:
             if not isinstance(self.obj, UserDefinedObjectVariable):
                 unimplemented(f"super().{name} of {self.obj!r}")
