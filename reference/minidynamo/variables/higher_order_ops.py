@@ -13,6 +13,7 @@ with a graph break instead.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import torch
@@ -49,26 +50,49 @@ def speculate_subgraph(
     tx: InstructionTranslatorBase, fn: VariableTracker, args: list[VariableTracker], what: str
 ) -> Subgraph:
     """Trace `fn(*args)` into a new graph; tensor arguments are its first inputs."""
+
+    def body(tracer: SubgraphTracer, inner_args: list[VariableTracker]) -> tuple[list, type]:
+        result = fn.call_function(tx, inner_args, {})
+        outputs, kind = _output_tensors(result, what)
+        tracer.graph.output(tuple(tracer.lift(out.as_proxy()).node for out in outputs))
+        return outputs, kind
+
+    tracer, (outputs, kind) = speculate(tx, args, body, what)
+    return Subgraph(tracer, outputs, kind)
+
+
+def speculate(
+    tx: InstructionTranslatorBase,
+    args: list[VariableTracker],
+    body: Callable[[SubgraphTracer, list[VariableTracker]], Any],
+    what: str,
+    since: int | None = None,
+    names: list[str] | None = None,
+) -> tuple[SubgraphTracer, Any]:
+    """Run `body(tracer, inner_args)` recording into a new graph, whose first inputs
+    stand for the tensors among `args` (constants are passed as they are); `body` traces
+    the function and sets the graph's output. Its result, with the new graph's tracer.
+    The function must be pure: a change to an object older than the call (or than the
+    serial `since`) breaks. The inputs are named as the tensors' nodes, or by `names`."""
     output = tx.output
     side_effects = output.side_effects
     outer_start = side_effects.speculation_start
-    side_effects.speculation_start = next_serial()
+    side_effects.speculation_start = next_serial() if since is None else since
     try:
         with output.subgraph() as tracer:
             inner_args: list[VariableTracker] = []
-            for arg in args:
+            for i, arg in enumerate(args):
                 if isinstance(arg, TensorVariable):
-                    proxy = tracer.add_input(arg.as_proxy().node.name, arg.example_value)
+                    name = names[i] if names else arg.as_proxy().node.name
+                    proxy = tracer.add_input(name, arg.example_value)
                     inner_args.append(TensorVariable(proxy, arg.example_value))
                 elif isinstance(arg, ConstantVariable):
                     inner_args.append(arg)
                 else:
                     unimplemented(f"{what}: an argument {arg!r} that is not a tensor")
-            result = fn.call_function(tx, inner_args, {})
-            outputs, kind = _output_tensors(result, what)
-            tracer.graph.output(tuple(tracer.lift(out.as_proxy()).node for out in outputs))
+            result = body(tracer, inner_args)
         _check_no_inplace(tracer.graph, what)
-        return Subgraph(tracer, outputs, kind)
+        return tracer, result
     finally:
         side_effects.speculation_start = outer_start
 
@@ -116,13 +140,13 @@ def _check_no_inplace(graph: torch.fx.Graph, what: str) -> None:
             unimplemented(f"{what}: its function changes an input tensor in place ({name})")
 
 
-def _restructure(items: list[VariableTracker], kind: type) -> VariableTracker:
+def restructure(items: list[VariableTracker], kind: type) -> VariableTracker:
     if kind is TensorVariable:
         return items[0]
     return kind(items)
 
 
-def _call_op(
+def call_op(
     tx: InstructionTranslatorBase, target: Any, args: tuple, kwargs: dict, what: str
 ) -> list[VariableTracker]:
     """Record the op's node; the VariableTrackers of its outputs."""
@@ -174,14 +198,14 @@ class CondVariable(HigherOrderOpVariable):
         true_gm = tx.output.install_subgraph(tx, "cond_true", true.tracer)
         false_gm = tx.output.install_subgraph(tx, "cond_false", false.tracer)
         inputs = tuple(op.as_proxy() for op in operands) + tuple(lifted)
-        items = _call_op(
+        items = call_op(
             tx,
             torch.ops.higher_order.cond,
             (pred.as_proxy(), true_gm, false_gm, inputs),
             {},
             "torch.cond",
         )
-        return _restructure(items, true.kind)
+        return restructure(items, true.kind)
 
 
 def _check_same_outputs(true: Subgraph, false: Subgraph) -> None:
@@ -211,14 +235,14 @@ class CheckpointVariable(HigherOrderOpVariable):
         body = speculate_subgraph(tx, args[0], args[1:], "checkpoint")
         gm = tx.output.install_subgraph(tx, "wrap_body", body.tracer)
         inputs = tuple(arg.as_proxy() for arg in args[1:] if isinstance(arg, TensorVariable))
-        items = _call_op(
+        items = call_op(
             tx,
             torch.ops.higher_order.tag_activation_checkpoint,
             (gm, *inputs, *body.tracer.lifted_operands),
             options,
             "checkpoint",
         )
-        return _restructure(items, body.kind)
+        return restructure(items, body.kind)
 
 
 HIGHER_ORDER_VARIABLES: dict[str, type[HigherOrderOpVariable]] = {
