@@ -10,11 +10,12 @@ import dataclasses
 import enum
 import math
 import os
+import sys
 import typing
 
 import torch
 
-from conformance.spec import Call, Expect, T, case, one_graph
+from conformance.spec import Call, Expect, Make, T, case, one_graph
 
 FULLGRAPH = {"fullgraph": True}
 TAGS = ["stdlib", "fullgraph"]
@@ -286,3 +287,33 @@ def frozen_dataclass_refuses_deletion(x):
     except dataclasses.FrozenInstanceError:
         deleted = False
     return x * f.k, deleted
+
+
+# struct sequences (probe of user-style programs, h_std)
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def sys_version_info_compared_and_read(x):
+    """`sys.version_info` is a tuple of its class, its items read by index and guarded
+    (``G['sys'].version_info[0] == 3``): compared with a tuple, sliced, its fields read."""
+    v = sys.version_info
+    if v >= (3, 8):
+        x = x * v.major
+    return x, v[:1], len(v), v.major == v[0]
+
+
+def _column_max():
+    return torch.arange(12.0).reshape(3, 4).max(0)
+
+
+@case(
+    tags=TAGS,
+    calls=[Call(Make(_column_max), T(4))],
+    options=FULLGRAPH,
+    expect=one_graph("mul", "add", ".sum"),
+)
+def struct_sequence_argument_unpacked(r, x):
+    """A `torch.return_types.max` argument (a struct sequence) is unpacked and its fields
+    read by name."""
+    values, indices = r
+    return r.values * x + indices, r.indices.sum(), len(r)

@@ -336,6 +336,8 @@ class VariableBuilder:
     def wrap_sequence(self, value: tuple | list) -> VariableTracker:
         if is_namedtuple(type(value)):
             return self.wrap_namedtuple(value)  # type: ignore[arg-type]
+        if trace_rules.is_structseq(type(value)):
+            return self.wrap_structseq(value)  # type: ignore[arg-type]
         if type(value) not in (tuple, list):
             return self.wrap_object(value)
         if self.guards is not None:
@@ -365,6 +367,26 @@ class VariableBuilder:
             self.child(lambda s, f=field: AttrSource(s, f))(item)
             for field, item in zip(type(value)._fields, value, strict=True)  # type: ignore[attr-defined]
         ]
+        return NamedTupleVariable(items, type(value), source=self.source)
+
+    def wrap_structseq(self, value: tuple) -> VariableTracker:
+        """A struct sequence (`sys.version_info`, a `torch.return_types.max` argument):
+        a tuple of its class, each item read by index (``G['sys'].version_info[0]``), or
+        by field name for torch's (``L['r'].values``), which Dynamo counts as namedtuples;
+        its fields outside the sequence are not modelled."""
+        if self.guards is not None:
+            self.guards.add_length(self.source, value)
+        if type(value).__module__ in trace_rules.TORCH_STRUCTSEQ_MODULES:
+            fields = type(value).__match_args__
+            items = [
+                self.child(lambda s, f=field: AttrSource(s, f))(item)
+                for field, item in zip(fields, value, strict=True)
+            ]
+        else:
+            items = [
+                self.child(lambda s, i=i: GetItemSource(s, i))(item)
+                for i, item in enumerate(value)
+            ]
         return NamedTupleVariable(items, type(value), source=self.source)
 
     def wrap_dict(self, value: dict) -> VariableTracker:

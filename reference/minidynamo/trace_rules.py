@@ -555,6 +555,21 @@ def is_namedtuple(cls: type) -> bool:
     return issubclass(cls, tuple) and isinstance(getattr(cls, "_fields", None), tuple)
 
 
+# torch's struct sequence classes (an op's named results), read by field name.
+TORCH_STRUCTSEQ_MODULES = frozenset({"torch.return_types", "torch.autograd.forward_ad"})
+_PY_TPFLAGS_BASETYPE = 1 << 10  # a class that can be subclassed (struct sequences cannot)
+
+
+def is_structseq(cls: type) -> bool:
+    """A C struct sequence class (`sys.version_info`'s, `torch.return_types.max`): a
+    final direct subclass of tuple with the `n_sequence_fields` CPython gives them."""
+    return (
+        cls.__bases__ == (tuple,)
+        and isinstance(getattr(cls, "n_sequence_fields", None), int)
+        and not cls.__flags__ & _PY_TPFLAGS_BASETYPE
+    )
+
+
 _PACKAGE_DIR = os.path.dirname(minidynamo.__file__) + os.sep
 _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 _STDLIB_DIRS = tuple(
