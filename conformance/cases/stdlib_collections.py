@@ -523,3 +523,11 @@ def set_pop_until_empty(x):
     while pending:
         order.append(pending.pop())
     return x * order[0] + order[-1], order
+
+
+@case(tags=TAGS, calls=[Call([T(2), T(2), T(2)])], options=FULLGRAPH,
+      expect=one_graph(*["mul"] * 6))  # fmt: skip
+def combinations_with_replacement_of_tensors(xs):
+    """`itertools.combinations_with_replacement` pairs each tensor with itself and the
+    ones after it (a polyfill, as Dynamo's)."""
+    return [a * b for a, b in itertools.combinations_with_replacement(xs, 2)]

@@ -387,6 +387,7 @@ POLYFILLS: dict[Callable, Callable] = {
     itertools.chain: itertools_polyfills.chain,
     itertools.product: itertools_polyfills.product,
     itertools.combinations: itertools_polyfills.combinations,
+    itertools.combinations_with_replacement: itertools_polyfills.combinations_with_replacement,
     itertools.permutations: itertools_polyfills.permutations,
     itertools.zip_longest: itertools_polyfills.zip_longest,
     itertools.groupby: itertools_polyfills.groupby,
