@@ -531,3 +531,14 @@ def combinations_with_replacement_of_tensors(xs):
     """`itertools.combinations_with_replacement` pairs each tensor with itself and the
     ones after it (a polyfill, as Dynamo's)."""
     return [a * b for a, b in itertools.combinations_with_replacement(xs, 2)]
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def dict_values_view_in_a_tuple_follows_its_dict(x):
+    """`max(view, key=...)` runs its polyfill, which reads the view out of its `*args`
+    tuple: an item of a tuple that is a dict's view is that view (it shows the dict's
+    later items), not a folded copy."""
+    widths = {"a": 3, "b": 7, "c": 1}
+    views = (widths.values(),)
+    widths["d"] = -2
+    return x * max(widths.values(), key=lambda v: -v), sorted(views[0])

@@ -24,7 +24,7 @@ from minidynamo.variables.constant import (
     ObjectIdVariable,
     fold,
 )
-from minidynamo.variables.dicts import ConstDictVariable, SetVariable
+from minidynamo.variables.dicts import ConstDictVariable, DictViewVariable, SetVariable
 from minidynamo.variables.exceptions import raise_observed
 from minidynamo.variables.lazy import computed, holds_unrealized
 from minidynamo.variables.lists import (
@@ -220,8 +220,9 @@ def dicts_equal(
 
 
 def holds_mutable(vt: VariableTracker) -> bool:
-    """A list, dict or set, or a tuple with one inside: its items have an identity."""
-    if isinstance(vt, (ListVariable, ConstDictVariable, SetVariable)):
+    """A list, dict or set, a dict's view (it follows its dict), or a tuple with one
+    inside: its items have an identity."""
+    if isinstance(vt, (ListVariable, ConstDictVariable, SetVariable, DictViewVariable)):
         return True
     return isinstance(vt, TupleVariable) and any(holds_mutable(item) for item in vt.items)
 
