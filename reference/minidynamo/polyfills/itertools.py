@@ -48,23 +48,6 @@ def combinations(iterable: Iterable, r: int) -> Iterator[tuple]:
         yield tuple(pool[i] for i in indices)
 
 
-def combinations_with_replacement(iterable: Iterable, r: int) -> Iterator[tuple]:
-    pool = tuple(iterable)
-    n = len(pool)
-    if n == 0 and r > 0:
-        return
-    indices = [0] * r
-    yield tuple(pool[i] for i in indices)
-    while True:
-        for i in reversed(range(r)):
-            if indices[i] != n - 1:
-                break
-        else:
-            return
-        indices[i:] = [indices[i] + 1] * (r - i)
-        yield tuple(pool[i] for i in indices)
-
-
 def permutations(iterable: Iterable, r: int | None = None) -> Iterator[tuple]:
     pool = tuple(iterable)
     n = len(pool)
@@ -242,3 +225,20 @@ def tee(iterable: Iterable, n: int = 2) -> tuple[Iterator, ...]:
 
     start: list = [None, None]
     return tuple(follow(start) for _ in range(n))
+
+
+def combinations_with_replacement(iterable: Iterable, r: int) -> Iterator[tuple]:
+    pool = tuple(iterable)
+    n = len(pool)
+    if n == 0 and r > 0:
+        return
+    indices = [0] * r
+    yield tuple(pool[i] for i in indices)
+    while True:
+        for i in reversed(range(r)):
+            if indices[i] != n - 1:
+                break
+        else:
+            return
+        indices[i:] = [indices[i] + 1] * (r - i)
+        yield tuple(pool[i] for i in indices)
