@@ -15,7 +15,7 @@ import operator
 
 import torch
 
-from conformance.spec import Call, Expect, T, case, one_graph
+from conformance.spec import Call, Expect, Make, T, case, one_graph
 
 FULLGRAPH = {"fullgraph": True}
 TAGS = ["stdlib", "fullgraph"]
@@ -542,3 +542,39 @@ def dict_values_view_in_a_tuple_follows_its_dict(x):
     views = (widths.values(),)
     widths["d"] = -2
     return x * max(widths.values(), key=lambda v: -v), sorted(views[0])
+
+
+class AttrConfig(dict):
+    """A dict whose items are also read and written as attributes."""
+
+    def __getattr__(self, name):
+        return self[name]
+
+    def __setattr__(self, name, value):
+        self[name] = value
+
+
+def _attribute_config():
+    return AttrConfig(scale=2.0, shift=1.0)
+
+
+@case(tags=TAGS, calls=[Call(T(3), Make(_attribute_config))], options=FULLGRAPH,
+      expect=one_graph("mul", "mul", "add"))  # fmt: skip
+def dict_subclass_argument_read_and_written(x, cfg):
+    """An object of a dict subclass given to the frame is traced as its items (its keys
+    guarded, each value read by key): `__getattr__` reads an item, `__setattr__` writes
+    one, and the new items are set on the object after the graph (dict's clear and
+    update, which the class keeps)."""
+    cfg.steps = 3
+    cfg["out"] = x * 2
+    return x * cfg.scale + cfg.shift, len(cfg), sorted(cfg)
+
+
+@case(tags=TAGS, calls=[Call(T(3), Make(collections.defaultdict, list))], options=FULLGRAPH,
+      expect=one_graph("add", "mul", "add"))  # fmt: skip
+def defaultdict_argument_fills_missing_keys(x, groups):
+    """A defaultdict argument: a missing key stores and returns a new `default_factory()`
+    (its C `__missing__`), in the graph's replay too."""
+    groups["a"].append(x + 1)
+    groups["a"].append(x * 2)
+    return len(groups["b"]), sorted(groups), groups["a"][0] + groups["a"][1]

@@ -91,6 +91,12 @@ from minidynamo.variables.user_defined import (
     UserDefinedClassVariable,
     UserDefinedObjectVariable,
 )
+from minidynamo.variables.user_dict import (
+    DICT_BASES,
+    UserDefinedDictVariable,
+    dict_base,
+    reads_items_as_base,
+)
 
 if TYPE_CHECKING:
     import torch.fx
@@ -384,8 +390,7 @@ class VariableBuilder:
             ]
         else:
             items = [
-                self.child(lambda s, i=i: GetItemSource(s, i))(item)
-                for i, item in enumerate(value)
+                self.child(lambda s, i=i: GetItemSource(s, i))(item) for i, item in enumerate(value)
             ]
         return NamedTupleVariable(items, type(value), source=self.source)
 
@@ -396,8 +401,16 @@ class VariableBuilder:
             types.MappingProxyType: MappingProxyVariable,
         }
         kind = kinds.get(type(value))
-        if kind is None or not all(_is_dict_key(key) for key in value):
+        if not all(_is_dict_key(key) for key in value):
             return self.wrap_object(value)
+        if kind is None and self.guards is not None and reads_items_as_base(type(value)):
+            return self.wrap_user_dict(value)
+        if kind is None:
+            return self.wrap_object(value)
+        return self.dict_items(value, kind)
+
+    def dict_items(self, value: dict, kind: type[ConstDictVariable]) -> ConstDictVariable:
+        """The items of `value` (its keys guarded), each value read when used."""
         if self.guards is not None:
             self.guards.add_dict_keys(self.source, value)
         items = {
@@ -409,6 +422,20 @@ class VariableBuilder:
             for i, (key, item) in enumerate(value.items())
         }
         return kind(items, source=self.source)
+
+    def wrap_user_dict(self, value: dict) -> VariableTracker:
+        """An object of a dict subclass given to the frame (an attribute-access dict, a
+        config mapping): its items as its dict base's, its attributes as any object's.
+        Reached twice, it is one VariableTracker, as a list or dict input."""
+        output = self.tx.output
+        seen = output.input_by_id.get(id(value))
+        if seen is not None:
+            output.guards.add_alias(self.source, seen.source)
+            return seen
+        items = self.dict_items(value, DICT_BASES[dict_base(type(value))])  # type: ignore[index]
+        vt = UserDefinedDictVariable.existing(value, items)
+        output.input_by_id[id(value)] = vt
+        return vt
 
     def wrap_set(self, value: set | frozenset) -> VariableTracker:
         if not all(_is_dict_key(item) for item in value):

@@ -18,6 +18,7 @@ from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.collections_types import OrderedDictVariable
 from minidynamo.variables.constant import ConstantVariable
 from minidynamo.variables.dicts import ConstDictVariable
+from minidynamo.variables.exceptions import raise_observed
 from minidynamo.variables.user_defined import (
     UserDefinedClassVariable,
     UserDefinedObjectVariable,
@@ -37,6 +38,25 @@ DICT_BASES: dict[type, type[ConstDictVariable]] = {
 def dict_base(cls: type) -> type | None:
     """The builtin dict class that stores the items of `cls`'s instances, or None."""
     return next((base for base in cls.__mro__ if base in DICT_BASES), None)
+
+
+# What the guards, the item sources and the replay of changed items call on an object
+# given to the frame: the class must take them from its dict base.
+_BASE_READS_AND_REPLAY = ("keys", "values", "__getitem__", "clear", "update")
+
+
+def reads_items_as_base(cls: type) -> bool:
+    """`cls` derives from dict or OrderedDict and keeps the base's methods that read
+    and replace its items, so an object of it given to the frame is traced as its items."""
+    base = dict_base(cls)
+    return base is not None and all(
+        _owner_of(cls, name) in (base, dict) for name in _BASE_READS_AND_REPLAY
+    )
+
+
+def _owner_of(cls: type, name: str) -> type | None:
+    """The class of `cls`'s MRO that defines `name`."""
+    return next((klass for klass in cls.__mro__ if name in vars(klass)), None)
 
 
 def rebuild_dict_object(
@@ -62,6 +82,15 @@ class UserDefinedDictVariable(UserDefinedObjectVariable):
         base = dict_base(cls)
         super().__init__(base.__new__(cls), cls_vt=cls_vt)  # type: ignore[union-attr]
         self.items = DICT_BASES[base]({})  # type: ignore[index]
+
+    @classmethod
+    def existing(cls, value: dict, items: ConstDictVariable) -> UserDefinedDictVariable:
+        """An object given to the frame (`items` read through its source): its changed
+        items are replayed with its `clear` and `update`, which are dict's."""
+        vt = cls.__new__(cls)
+        UserDefinedObjectVariable.__init__(vt, value, source=items.source)
+        vt.items = items
+        return vt
 
     def __repr__(self) -> str:
         return f"UserDefinedDictVariable({type(self.value).__qualname__})"
@@ -105,6 +134,9 @@ class UserDefinedDictVariable(UserDefinedObjectVariable):
         return super().method_iter(tx)
 
     def reconstruct(self, codegen: PyCodegen) -> None:
+        if not self.is_new_object():
+            super().reconstruct(codegen)
+            return
         attributes = codegen.output.side_effects.new_object_attributes(self)
         codegen.load_installed("__import_rebuild_dict_object", rebuild_dict_object, push_null=True)
         codegen(self.cls_vt)  # type: ignore[arg-type]
@@ -141,5 +173,19 @@ class DictItemsMethodVariable(VariableTracker):
         if name == "__getitem__" and len(args) == 1 and missing:
             # dict.__getitem__ asks the class's `__missing__` for an absent key (Counter's 0)
             if not self.obj.items.method_contains(tx, args[0]).as_python_constant():
+                if _owner_of(type(self.obj.value), "__missing__") is collections.defaultdict:
+                    return self.default_factory_item(tx, args[0])
                 return self.obj.var_getattr(tx, "__missing__").call_function(tx, args, {})
         return self.obj.items.call_method(tx, name, args, kwargs)
+
+    def default_factory_item(
+        self, tx: InstructionTranslatorBase, key: VariableTracker
+    ) -> VariableTracker:
+        """What defaultdict's C `__missing__` does: store and return a new value of its
+        `default_factory`, or raise KeyError without one."""
+        factory = self.obj.var_getattr(tx, "default_factory")
+        if factory.is_python_constant() and factory.as_python_constant() is None:
+            raise_observed(KeyError, key.as_python_constant())
+        value = factory.call_function(tx, [], {})
+        self.obj.items.call_method(tx, "__setitem__", [key, value], {})
+        return value
