@@ -583,3 +583,21 @@ class _Block(metaclass=_Described):
 def metaclass_method_called_on_class(x):
     """A metaclass's method, found on no class of the MRO, is bound to the class."""
     return x * _Block.scale, _Block.describe("block:")
+
+
+class _Gain:
+    def __init__(self, k):
+        self.k = k
+
+    def apply(self, t, times=2):
+        return t * self.k * times
+
+
+@case(tags=["descriptors", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+      expect=one_graph("mul", "mul", "mul", "mul", "add"))  # fmt: skip
+def bound_method_self_func_and_names(x):
+    """A bound method's `__self__` is its object, `__func__` its function; its names and
+    defaults are its function's (a method forwards them)."""
+    method = _Gain(3).apply
+    again = method.__func__(method.__self__, x)
+    return method(x) + again, method.__self__.k, method.__name__, method.__defaults__

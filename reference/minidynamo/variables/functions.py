@@ -138,6 +138,9 @@ _READ_ATTRIBUTES = (
     "__type_params__",
 )
 
+# What a bound method reads from its function (the other dunders are the method's own).
+_METHOD_FORWARDED = (*FUNCTION_NAME_ATTRIBUTES, "__code__", "__defaults__", "__kwdefaults__")
+
 
 def globals_source(tx: InstructionTranslatorBase, f_globals: dict) -> Any:
     """How LOAD_GLOBAL in a function with these globals is reached from the frame:
@@ -480,6 +483,17 @@ class UserMethodVariable(VariableTracker):
             return
         codegen(self.obj)
         codegen.load_attr(name)
+
+    def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
+        """``__self__`` and ``__func__``; its function's names, code, defaults and own
+        attributes, which a bound method forwards (``m.__name__``, ``m.tag``)."""
+        if name == "__self__":
+            return self.obj
+        if name == "__func__":
+            return self.fn
+        if name in _METHOD_FORWARDED or not name.startswith("__"):
+            return self.fn.var_getattr(tx, name)
+        return super().var_getattr(tx, name)
 
     def call_function(
         self,
