@@ -423,3 +423,15 @@ def numpy_functions_of_a_dynamic_int(x, n):
     fold. torch._numpy makes the SymInt a tensor, which specializes it (`L['n'] == 9`):
     each value compiles, as in Dynamo."""
     return x * np.sqrt(n) + x * np.float32(n)
+
+
+@case(
+    tags=["numpy", "autograd", "fullgraph"],
+    calls=[Call(T(2, 3, requires_grad=True))],
+    options={"fullgraph": True},
+    expect=one_graph("mul", ".detach", ".cpu", "wrapped_add"),
+)
+def numpy_force_of_tensor_requiring_grad(x):
+    """`t.numpy(force=True)` of a tensor that requires grad detaches and moves to the
+    CPU in the graph, as Dynamo's method_numpy (it raised: numpy() of a grad tensor)."""
+    return (x * 2).numpy(force=True) + 1

@@ -360,11 +360,8 @@ class TensorVariable(VariableTracker):
         if name in DATA_DEPENDENT_METHODS:
             gb_id = _DATA_DEPENDENT_IDS.get(name, gb.DATA_DEPENDENT_METHOD)
             unimplemented(f"data-dependent tensor method Tensor.{name}()", gb_id)
-        if name == "numpy" and not self.example_value.requires_grad:
-            # The ndarray that shares the tensor's memory: in the graph, a view of it.
-            from minidynamo.variables.numpy import as_ndarray
-
-            return as_ndarray(tx.output.call(tx, "call_method", "view_as", [self, self]))
+        if name == "numpy" and not args:
+            return self.numpy(tx, kwargs)
         if name == "requires_grad_":
             return self.requires_grad_(tx, args, kwargs)
         if name == "__getitem__" and len(args) == 1 and not kwargs:
@@ -395,6 +392,25 @@ class TensorVariable(VariableTracker):
             # storage facts of the fake, not of the tensor; Dynamo breaks there too.
             unimplemented(f"Tensor.{name}() returned a number", gb.TENSOR_METHOD_NUMBER)
         return result
+
+    def numpy(
+        self, tx: InstructionTranslatorBase, kwargs: dict[str, VariableTracker]
+    ) -> VariableTracker:
+        """`t.numpy()`: the ndarray that shares the tensor's memory, in the graph a view
+        of it; `t.numpy(force=True)` detaches and moves to the CPU first, as Dynamo's
+        method_numpy (so a tensor that requires grad converts). Without force, one that
+        requires grad raises, as in eager: the call runs on the fake tensor."""
+        from minidynamo.variables.numpy import as_ndarray
+
+        force = kwargs.get("force", ConstantVariable(False))
+        if set(kwargs) - {"force"} or not force.is_python_constant():
+            return tx.output.call(tx, "call_method", "numpy", [self], kwargs)
+        if force.as_python_constant():
+            detached = tx.output.call(tx, "call_method", "detach", [self])
+            return as_ndarray(tx.output.call(tx, "call_method", "cpu", [detached]))
+        if self.example_value.requires_grad:
+            return tx.output.call(tx, "call_method", "numpy", [self])
+        return as_ndarray(tx.output.call(tx, "call_method", "view_as", [self, self]))
 
     def requires_grad_(
         self,
