@@ -870,3 +870,16 @@ def global_state_queries_fold(x):
     torch.set_grad_enabled(True)
     flags = (torch.is_grad_enabled(), torch.are_deterministic_algorithms_enabled())
     return y, flags, torch.is_autocast_enabled(), torch.backends.cudnn.enabled
+
+
+@case(
+    tags=["torch-api", "fullgraph", "dynamic-shapes"],
+    calls=[Call(T(2, 3)), Call(T(3, 4)), Call(T(4, 5))],
+    options=FULLGRAPH,
+    expect=Expect(frames=2, graphs=2),
+)
+def size_made_from_symbolic_sizes(x):
+    """`torch.Size([...])` of dims that turned dynamic holds the symbols (as Dynamo's
+    Size.__new__): the second shape compiles a dynamic graph that the third reuses
+    (it raised under fullgraph: a SymNode is not a constant)."""
+    return x.view(torch.Size([x.shape[0] * x.shape[1]]))

@@ -25,7 +25,7 @@ from minidynamo.variables.constant import ConstantVariable, fold
 from minidynamo.variables.exceptions import raise_observed
 from minidynamo.variables.functions import FUNCTION_NAME_ATTRIBUTES, UserFunctionVariable
 from minidynamo.variables.functorch import call_functorch_effect
-from minidynamo.variables.lists import SizeVariable
+from minidynamo.variables.lists import SizeVariable, TupleVariable
 from minidynamo.variables.numpy import is_ndarray, is_numpy_scalar, specialize_arguments
 from minidynamo.variables.tensor import TensorVariable
 
@@ -117,7 +117,7 @@ class TorchInGraphFunctionVariable(VariableTracker):
         if self.fn is torch.autograd.grad:
             unimplemented("torch.autograd.grad runs in CPython", gb.AUTOGRAD_GRAD)
         if self.fn is torch.Size:
-            return SizeVariable.of(torch.Size(args[0].as_python_constant() if args else ()))
+            return _make_size(tx, args, kwargs)
         if any(is_ndarray(arg) for arg in [*args, *kwargs.values()]):
             return self._call_on_ndarray(tx, args, kwargs)
         has_tensor = any(
@@ -215,6 +215,27 @@ def _assert_condition(
             return None  # with an upper bound: not modelled
         return call_operator(tx, operator.ge, [size, ConstantVariable(0)])
     return args[0] if args else kwargs.get("cond", kwargs.get("condition"))
+
+
+def _make_size(
+    tx: InstructionTranslatorBase,
+    args: list[VariableTracker],
+    kwargs: dict[str, VariableTracker],
+) -> VariableTracker:
+    """``torch.Size(seq)``: the tuple of its items, as Dynamo simulates Size.__new__; a
+    symbolic dim (``torch.Size([x.shape[0] * 2])``) stays a SymNode item. Anything but
+    ints is left to torch.Size itself, on constants (which raises as eager)."""
+    from minidynamo.variables.builtin import BuiltinVariable
+
+    if len(args) == 1 and not kwargs and not args[0].is_python_constant():
+        items = BuiltinVariable(tuple).call_function(tx, args, kwargs)
+        if isinstance(items, TupleVariable) and all(
+            item.python_type() is int for item in items.items
+        ):
+            return SizeVariable(items.items)
+    values = [arg.as_python_constant() for arg in args]
+    kwvalues = {k: v.as_python_constant() for k, v in kwargs.items()}
+    return SizeVariable.of(torch.Size(*values, **kwvalues))
 
 
 def _compile_in_region(
