@@ -883,3 +883,17 @@ def size_made_from_symbolic_sizes(x):
     Size.__new__): the second shape compiles a dynamic graph that the third reuses
     (it raised under fullgraph: a SymNode is not a constant)."""
     return x.view(torch.Size([x.shape[0] * x.shape[1]]))
+
+
+@case(
+    tags=["torch-api", "fullgraph", "dynamic-shapes"],
+    calls=[Call(T(3)), Call(T(4)), Call(T(6))],
+    options=FULLGRAPH,
+    expect=Expect(frames=2, graphs=2),
+)
+def sym_max_and_sym_float_of_sizes(x):
+    """`torch.sym_max` / `sym_min` / `sym_float` of a size: nodes on the SymInt once the
+    size turned dynamic (`torch.sym_max(s0, 2)`), as Dynamo records them, so the third
+    size reuses the graph (it raised under fullgraph: a call without tensor arguments)."""
+    n = torch.sym_max(x.shape[0], 4) + torch.sym_min(x.shape[0], 5)
+    return x * n / torch.sym_float(x.shape[0])

@@ -102,6 +102,21 @@ GLOBAL_STATE_QUERIES: frozenset[Callable] = frozenset(
     {torch.get_default_dtype, torch.are_deterministic_algorithms_enabled}
 )
 
+# torch's functions on numbers that may be symbolic (`torch.sym_max(x.shape[0], 2)`):
+# a node of the graph where an argument is a SymNode, as Dynamo records them;
+# evaluated now on constants.
+SYMBOLIC_NUMBER_FUNCTIONS: frozenset[Callable] = frozenset(
+    {
+        torch.sym_max,
+        torch.sym_min,
+        torch.sym_float,
+        torch.sym_int,
+        torch.sym_not,
+        torch.sym_ite,
+        torch.sym_sum,
+    }
+)
+
 # Side-effect-free functions called now on the constants and example values (tensor
 # metadata, dtypes, devices, the process's configuration).
 CONSTANT_FOLD_FUNCTIONS: frozenset[Callable] = frozenset(

@@ -106,6 +106,10 @@ class TorchInGraphFunctionVariable(VariableTracker):
             if self.fn in trace_rules.GLOBAL_STATE_QUERIES:
                 _guard_global_query(tx, self.fn)
             return self._evaluate_on_examples(args, kwargs)
+        if self.fn in trace_rules.SYMBOLIC_NUMBER_FUNCTIONS and not kwargs:
+            if any(_holds_symbol(arg) for arg in args):
+                return tx.output.call(tx, "call_function", self.fn, args)
+            return self._evaluate_on_examples(args, kwargs)
         if self.fn in trace_rules.FUNCTORCH_EFFECTS:
             return call_functorch_effect(tx, self.fn, args, kwargs)
         if self.fn in trace_rules.ASSERT_FUNCTIONS:
