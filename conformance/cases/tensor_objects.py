@@ -623,3 +623,16 @@ def own_torch_function_rewraps_and_mixes_plain(x, other):
     t = x.as_subclass(Rewrapping)
     y = torch.where(t > 0, t, other) + 1
     return y, type(y).__name__, type(y.sum().item()).__name__
+
+
+@case(
+    tags=OBJ,
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("getitem", "getitem", "torch._refs.tensor"),
+)
+def tensor_built_from_zero_dim_elements(x):
+    """`torch.tensor([x[0], x[1]])` of 0-dim tensors: torch's Python reference builds it
+    from the graph values, as Dynamo does (the fake tensors' values were read: it
+    raised under fullgraph)."""
+    return torch.tensor([x[0], x[1]])

@@ -130,9 +130,10 @@ class TorchInGraphFunctionVariable(VariableTracker):
                 ([_flatten(a) for a in args], [_flatten(a) for a in kwargs.values()])
             )
         )
-        if self.fn is torch.tensor and args and _holds_symbol(args[0]):
-            # `torch.tensor([x.sum().item(), 1.0])`: torch's Python reference builds the
-            # tensor from symbolic numbers without reading their values, as Dynamo does.
+        if self.fn is torch.tensor and args and _holds_graph_numbers(args[0]):
+            # `torch.tensor([x.sum().item(), 1.0])`, `torch.tensor([x[0], x[1]])`: torch's
+            # Python reference builds the tensor from symbolic numbers and 0-dim tensors
+            # without reading their values, as Dynamo does.
             return tx.output.call(tx, "call_function", torch._refs.tensor, args, kwargs)
         if (
             has_tensor
@@ -260,6 +261,20 @@ def _holds_symbol(vt: VariableTracker) -> bool:
     from minidynamo.variables.symnode import SymNodeVariable
 
     return any(isinstance(leaf, SymNodeVariable) for leaf in pytree.tree_leaves(_flatten(vt)))
+
+
+def _holds_graph_numbers(data: VariableTracker) -> bool:
+    """`torch.tensor(data)` of a list holding symbolic numbers or 0-dim tensors, and
+    no tensor of more dims (eager reads that as a sequence, torch._refs.tensor does
+    not)."""
+    if isinstance(data, TensorVariable) or not isinstance(getattr(data, "items", None), list):
+        return False
+    tensors = [
+        leaf for leaf in pytree.tree_leaves(_flatten(data)) if isinstance(leaf, TensorVariable)
+    ]
+    if any(tensor.example_value.dim() != 0 for tensor in tensors):
+        return False
+    return bool(tensors) or _holds_symbol(data)
 
 
 def _flatten(vt: VariableTracker) -> Any:
