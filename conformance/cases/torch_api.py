@@ -897,3 +897,17 @@ def sym_max_and_sym_float_of_sizes(x):
     size reuses the graph (it raised under fullgraph: a call without tensor arguments)."""
     n = torch.sym_max(x.shape[0], 4) + torch.sym_min(x.shape[0], 5)
     return x * n / torch.sym_float(x.shape[0])
+
+
+@case(
+    tags=["torch-api", "fullgraph", "dynamic-shapes", "recompiles"],
+    calls=[Call(T(1, 1, 4)), Call(T(1, 1, 6)), Call(T(1, 1, 8))],
+    options=FULLGRAPH,
+    expect=Expect(frames=2, graphs=2),
+)
+def interpolate_scale_factor_of_dynamic_length(x):
+    """`F.interpolate(x, scale_factor=0.5)` of a length that turned dynamic guards on
+    ``math.trunc(0.5*torch.sym_float(L['x'].size()[2]))``: the guard's `torch` is
+    the module, so the third length reuses the graph (the name was missing: the guard
+    failed and every length compiled anew)."""
+    return torch.nn.functional.interpolate(x, scale_factor=0.5, mode="linear")

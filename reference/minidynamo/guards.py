@@ -342,8 +342,10 @@ class GuardSet:
 
     def add_shape_guards(self, texts: list[str]) -> None:
         """The shape guards of `ShapePolicy.produce_guards`: Python text over `L` and `G`
-        (``L['b'].size()[0] == L['a'].size()[0]``), checked as written."""
+        (``L['b'].size()[0] == L['a'].size()[0]``), checked as written. Their names are
+        math's and torch's (a float of a size prints ``torch.sym_float(L['x'].size()[2])``)."""
         self.namespace.setdefault("math", math)
+        self.namespace.setdefault("torch", torch)
         for text in texts:
             self._add(None, text, text, RELATION)
 

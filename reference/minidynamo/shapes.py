@@ -672,7 +672,7 @@ def compile_guards(texts: Sequence[str]) -> Callable[[dict, dict], bool]:
     """One function ``check(L, G)``: whether every guard in `texts` holds for a call's
     locals `L` and globals `G`."""
     body = " and ".join(f"({text})" for text in texts) or "True"
-    return eval(f"lambda L, G: {body}", {"math": math})
+    return eval(f"lambda L, G: {body}", {"math": math, "torch": torch})
 
 
 def format_graph_sizes(name: str, values: Iterable[tuple[str, Any]]) -> str:
