@@ -911,3 +911,16 @@ def interpolate_scale_factor_of_dynamic_length(x):
     the module, so the third length reuses the graph (the name was missing: the guard
     failed and every length compiled anew)."""
     return torch.nn.functional.interpolate(x, scale_factor=0.5, mode="linear")
+
+
+@case(
+    tags=["torch-api", "fullgraph", "dynamic-shapes"],
+    calls=[Call(T(4)), Call(T(6)), Call(T(10))],
+    options=FULLGRAPH,
+    expect=Expect(frames=2, graphs=2),
+)
+def tensor_of_float_of_dynamic_size(x):
+    """`torch.tensor(float(x.shape[0]))` of a size that turned dynamic: torch's Python
+    reference builds it from the SymFloat (``torch._refs.tensor(sym_float)``), as
+    Dynamo does, so the third size reuses the graph (torch.tensor guarded the value)."""
+    return x / torch.tensor(float(x.shape[0]))

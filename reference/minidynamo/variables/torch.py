@@ -264,11 +264,11 @@ def _holds_symbol(vt: VariableTracker) -> bool:
 
 
 def _holds_graph_numbers(data: VariableTracker) -> bool:
-    """`torch.tensor(data)` of a list holding symbolic numbers or 0-dim tensors, and
-    no tensor of more dims (eager reads that as a sequence, torch._refs.tensor does
-    not)."""
-    if isinstance(data, TensorVariable) or not isinstance(getattr(data, "items", None), list):
-        return False
+    """`torch.tensor(data)` of a symbolic number, or of a list holding symbolic numbers
+    or 0-dim tensors and no tensor of more dims (eager reads that as a sequence,
+    torch._refs.tensor does not)."""
+    if not isinstance(getattr(data, "items", None), list):
+        return _holds_symbol(data)
     tensors = [
         leaf for leaf in pytree.tree_leaves(_flatten(data)) if isinstance(leaf, TensorVariable)
     ]
