@@ -924,3 +924,21 @@ def tensor_of_float_of_dynamic_size(x):
     reference builds it from the SymFloat (``torch._refs.tensor(sym_float)``), as
     Dynamo does, so the third size reuses the graph (torch.tensor guarded the value)."""
     return x / torch.tensor(float(x.shape[0]))
+
+
+# Imported here: the cases above keep the source lines their goldens name.
+import math  # noqa: E402
+
+
+@case(
+    tags=["torch-api", "fullgraph", "dynamic-shapes"],
+    calls=[Call(T(5)), Call(T(6)), Call(T(10))],
+    options=FULLGRAPH,
+    expect=Expect(frames=2, graphs=2),
+)
+def pad_to_multiple_with_math_ceil(x):
+    """Zero-padding to a multiple of 4 through `math.ceil(n / 4)` of a size that turned
+    dynamic: `math.ceil` of the SymFloat is a node (``math_ceil(truediv)``), as in
+    Dynamo, so the third size reuses the graph (the float was guarded on its value)."""
+    n = math.ceil(x.shape[0] / 4)
+    return torch.cat([x, x.new_zeros(n * 4 - x.shape[0])])

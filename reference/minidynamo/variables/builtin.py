@@ -616,10 +616,15 @@ def _call_round(
     return fold_builtin(round, list(args), kwargs)
 
 
-def _math_on_symbols(fn: Callable) -> Callable[..., VariableTracker]:
+def _math_on_symbols(
+    fn: Callable, sym_fn: Callable | None = None
+) -> Callable[..., VariableTracker]:
     """``math.sqrt(f)`` of a symbolic number stays symbolic, ``torch._sym_sqrt(item)``,
-    for each math function torch has a `_sym_` twin of (as Dynamo); else folded."""
-    sym_fn = getattr(torch, f"_sym_{fn.__name__}")
+    for each math function torch has a `_sym_` twin of (as Dynamo); `sym_fn`: the node's
+    target where it is not that twin (``math.ceil(truediv)``: SymFloat's own __ceil__).
+    Of constants, folded."""
+    if sym_fn is None:
+        sym_fn = getattr(torch, f"_sym_{fn.__name__}")
 
     def handler(
         tx: InstructionTranslatorBase, *args: VariableTracker, **kwargs: VariableTracker
@@ -765,4 +770,6 @@ BUILTIN_HANDLERS: dict[Callable, Callable[..., VariableTracker]] = {
         for fn in vars(math).values()
         if callable(fn) and hasattr(torch, f"_sym_{getattr(fn, '__name__', '')}")
     },
+    # Rounding a SymFloat to a SymInt: the math function itself is the node, as Dynamo's.
+    **{fn: _math_on_symbols(fn, fn) for fn in (math.ceil, math.floor, math.trunc)},
 }
