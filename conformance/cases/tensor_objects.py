@@ -636,3 +636,16 @@ def tensor_built_from_zero_dim_elements(x):
     from the graph values, as Dynamo does (the fake tensors' values were read: it
     raised under fullgraph)."""
     return torch.tensor([x[0], x[1]])
+
+
+@case(
+    tags=[*OBJ, "dynamic-shapes"],
+    calls=[Call(T(5)), Call(T(6)), Call(T(10))],
+    options=FULLGRAPH,
+    expect=Expect(frames=2, graphs=2),
+)
+def new_tensor_of_dynamic_sizes(x):
+    """`x.new_tensor([n, n * 0.5])` of a size that turned dynamic is Dynamo's
+    method_new_tensor: `torch.tensor` of x's dtype and device, built from the SymInt by
+    torch._refs.tensor, so the third size reuses the graph (it guarded the value)."""
+    return x.new_tensor([x.shape[0], x.shape[0] * 0.5])

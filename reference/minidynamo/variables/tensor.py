@@ -362,6 +362,12 @@ class TensorVariable(VariableTracker):
             unimplemented(f"data-dependent tensor method Tensor.{name}()", gb_id)
         if name == "numpy" and not args:
             return self.numpy(tx, kwargs)
+        if name == "new_tensor" and len(args) == 1:
+            from minidynamo.variables.torch import tensor_of_graph_numbers
+
+            built = tensor_of_graph_numbers(tx, self, args[0], kwargs)
+            if built is not None:
+                return built
         if name == "requires_grad_":
             return self.requires_grad_(tx, args, kwargs)
         if name == "__getitem__" and len(args) == 1 and not kwargs:

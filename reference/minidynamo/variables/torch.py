@@ -263,6 +263,27 @@ def _holds_symbol(vt: VariableTracker) -> bool:
     return any(isinstance(leaf, SymNodeVariable) for leaf in pytree.tree_leaves(_flatten(vt)))
 
 
+def tensor_of_graph_numbers(
+    tx: InstructionTranslatorBase,
+    like: TensorVariable,
+    data: VariableTracker,
+    kwargs: dict[str, VariableTracker],
+) -> VariableTracker | None:
+    """``like.new_tensor(data)`` of symbolic numbers or 0-dim tensors: Dynamo's
+    method_new_tensor, ``torch.tensor(data)`` of `like`'s dtype and device (so built by
+    torch._refs.tensor in the graph); None for other data, an ordinary method call."""
+    if not _holds_graph_numbers(data) or set(kwargs) - {"dtype", "device", "requires_grad"}:
+        return None
+    example = like.example_value
+    defaults = {
+        "dtype": ConstantVariable(example.dtype),
+        "device": ConstantVariable(example.device),
+    }
+    return TorchInGraphFunctionVariable(torch.tensor).call_function(
+        tx, [data], {**defaults, **kwargs}
+    )
+
+
 def _holds_graph_numbers(data: VariableTracker) -> bool:
     """`torch.tensor(data)` of a symbolic number, or of a list holding symbolic numbers
     or 0-dim tensors and no tensor of more dims (eager reads that as a sequence,
