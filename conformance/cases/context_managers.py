@@ -511,3 +511,32 @@ def break_inside_generator_manager_exit(x):
     with _prints_on_exit():
         y = x + 1
     return y
+
+
+@contextlib.contextmanager
+def without_grad():
+    with torch.no_grad():
+        yield
+
+
+@case(tags=["context-managers", "torch-api", "fullgraph"], calls=[Call(T(3, requires_grad=True))],
+      options=FULLGRAPH, expect=Expect(frames=1, graphs=1))  # fmt: skip
+def no_grad_inside_contextmanager_generator(x):
+    """The generator's no_grad block is entered by contextlib's inlined __enter__ and
+    still holds in the `with` body (the example values had required grad)."""
+    with without_grad():
+        y = x * 2
+    return y, y.requires_grad
+
+
+def switch_grad_off():
+    torch.set_grad_enabled(False)
+
+
+@case(tags=["context-managers", "torch-api", "fullgraph"], calls=[Call(T(3, requires_grad=True))],
+      options=FULLGRAPH, expect=Expect(frames=1, graphs=1))  # fmt: skip
+def grad_mode_switched_by_called_function(x):
+    switch_grad_off()
+    y = x * 2
+    torch.set_grad_enabled(True)
+    return y, y.requires_grad

@@ -149,12 +149,8 @@ class InstructionTranslatorBase:
     # The main loop.
 
     def run(self) -> None:
-        grad_enabled = torch.is_grad_enabled()  # a traced `with no_grad()` switches it
-        try:
-            while not self.done:
-                self.step()
-        finally:
-            torch._C._set_grad_enabled(grad_enabled)
+        while not self.done:
+            self.step()
 
     def step(self) -> None:
         if self.instruction_pointer >= len(self.instructions):
@@ -410,7 +406,10 @@ class InstructionTranslator(InstructionTranslatorBase):
 
     def run(self) -> None:
         """An exception that leaves the frame is raised by CPython running the frame
-        (Dynamo's "observed exception": the frame is skipped)."""
+        (Dynamo's "observed exception": the frame is skipped). The grad mode the trace
+        switched (a traced `with no_grad()`) is restored here, not where an inlined call
+        returns: a called function may leave it switched (a contextmanager's __enter__)."""
+        grad_enabled = torch.is_grad_enabled()
         try:
             super().run()
         except ObservedException as e:
@@ -421,6 +420,7 @@ class InstructionTranslator(InstructionTranslatorBase):
             raise error from None
         finally:
             self.output.restore_global_state()
+            torch._C._set_grad_enabled(grad_enabled)
 
     def return_value(self, value: VariableTracker) -> None:
         # Dynamo's test, made before unused nodes are pruned: no call in the graph (under
