@@ -540,3 +540,29 @@ def grad_mode_switched_by_called_function(x):
     y = x * 2
     torch.set_grad_enabled(True)
     return y, y.requires_grad
+
+
+@torch.autocast("cpu", dtype=torch.bfloat16)
+def bfloat16_matmul(a, b):
+    return a @ b
+
+
+@case(tags=["context-managers", "torch-api", "fullgraph"], calls=[Call(T(3, 3), T(3, 3))],
+      options=FULLGRAPH, expect=Expect(frames=1, graphs=1))  # fmt: skip
+def autocast_decorated_outside(a, b):
+    """torch's wrapper is traced (Dynamo inlines torch.amp.autocast_mode); the autocast
+    object it enters, made outside, is entered as one made inside."""
+    c = bfloat16_matmul(a, b)
+    return c.dtype, c.float()
+
+
+@torch.inference_mode()
+def inference_doubled(x):
+    return x * 2
+
+
+@case(tags=["context-managers", "torch-api", "fullgraph"], calls=[Call(T(3))],
+      options=FULLGRAPH, expect=Expect(frames=1, graphs=1))  # fmt: skip
+def inference_mode_decorated_outside(x):
+    """`@torch.inference_mode()` makes a manager per call with ``self.clone()``."""
+    return inference_doubled(x) + 1

@@ -48,7 +48,9 @@ from minidynamo.variables.ctx_manager import (
     GRAD_MODE_CLASSES,
     TORCH_MANAGERS,
     GradModeClassVariable,
+    ManagerCloneVariable,
     TorchManagerClassVariable,
+    TorchManagerVariable,
 )
 from minidynamo.variables.dicts import (
     ConstDictVariable,
@@ -547,6 +549,15 @@ class VariableBuilder:
             if self.guards is not None:
                 self.guards.add_type_match(AttrSource(self.source, "__self__"), value.__self__)
             return GradModeClassVariable(manager)
+        if manager is torch.inference_mode and value.__func__ is manager.clone:
+            # `@torch.inference_mode(mode)`'s fresh manager per call: the class called
+            # with the object's mode.
+            if self.guards is not None:
+                obj = AttrSource(self.source, "__self__")
+                self.guards.add_type_match(obj, value.__self__)
+                self.guards.add_constant_match(AttrSource(obj, "mode"), value.__self__.mode)
+            rule = TORCH_MANAGERS[manager]
+            return ManagerCloneVariable(manager, rule, rule.params(value.__self__.mode))
         fn = self.child(lambda s: AttrSource(s, "__func__"))(value.__func__)
         obj = self.child(lambda s: AttrSource(s, "__self__"))(value.__self__)
         if not isinstance(fn, UserFunctionVariable):
@@ -611,6 +622,15 @@ class VariableBuilder:
         if isinstance(value, CustomOpDef):  # `@torch.library.custom_op`: its operator
             self.guard_identity(value)
             return TorchInGraphFunctionVariable(value._opoverload)
+        if type(value) is torch.autocast:
+            # Made outside the trace (the manager of an `@torch.autocast()` function): as
+            # one made inside it, from its settings; Dynamo guards its identity.
+            self.guard_identity(value)
+            rule = TORCH_MANAGERS[torch.autocast]
+            params = rule.params(
+                value.device, value.fast_dtype, value._enabled, value._cache_enabled
+            )
+            return TorchManagerVariable(torch.autocast, rule, params)
         if isinstance(value, trace_rules.SETTINGS_CLASSES):
             return SettingsObjectVariable(value, source=self.source)
         if (

@@ -132,6 +132,7 @@ CONSTANT_FOLD_FUNCTIONS: frozenset[Callable] = frozenset(
         torch.is_autocast_cpu_enabled,
         torch.is_autocast_cache_enabled,
         torch._C._is_any_autocast_enabled,
+        torch._C._is_autocast_available,  # what torch.amp.is_autocast_available asks
         torch.get_autocast_dtype,
         torch.accelerator.is_available,
         torch.backends.mps.is_built,
@@ -315,6 +316,7 @@ INLINE_MODULES: tuple[str, ...] = (
     "dataclasses",  # `dataclasses.replace`, `asdict`: Python over the fields
     "heapq",  # `Counter.most_common(n)` calls heapq.nlargest
     "minidynamo.polyfills",
+    "torch.amp.autocast_mode",  # the wrapper of a function decorated with `@torch.autocast()`
     "torch.autograd.forward_ad",  # dual_level, make_dual: see FUNCTORCH_IN_GRAPH
     "torch.distributions",
     "torch._functorch",  # torch.func's transforms (vmap, grad): see FUNCTORCH_IN_GRAPH

@@ -21,7 +21,9 @@ the trace's OutputGraph undoes them if it stops inside the block. The profiler's
 managers are ignored. ``torch.nn.attention.sdpa_kernel``, a contextlib manager of torch's,
 is one too, as in Dynamo (not inlined: its graph records the backends it enables). A
 manager applied as a decorator (``@torch.no_grad()`` inside the traced code) wraps the
-function in `ContextWrappedFunctionVariable`.
+function in `ContextWrappedFunctionVariable`; one decorated outside it (torch's wrapper,
+traced) enters a manager made from the decorator's: `ManagerCloneVariable`, or the
+autocast object itself.
 """
 
 from __future__ import annotations
@@ -351,6 +353,31 @@ class TorchManagerVariable(VariableTracker):
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         return decorate(self, args, kwargs)
+
+
+class ManagerCloneVariable(VariableTracker):
+    """``manager.clone`` of a manager made outside the trace, the bound method that
+    `@torch.inference_mode()` calls for a fresh manager on each call of the function it
+    decorates: calling it makes one with the constant `params`."""
+
+    def __init__(self, cls: type, rule: TorchManager, params: tuple) -> None:
+        super().__init__()
+        self.cls = cls
+        self.rule = rule
+        self.params = params
+
+    def __repr__(self) -> str:
+        return f"ManagerCloneVariable({self.cls.__name__}{self.params})"
+
+    def call_function(
+        self,
+        tx: InstructionTranslatorBase,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        if args or kwargs:
+            unimplemented(f"{self.cls.__name__}.clone called with arguments")
+        return TorchManagerVariable(self.cls, self.rule, self.params)
 
 
 class NullContextVariable(TorchManagerVariable):
