@@ -542,3 +542,16 @@ def assert_on_tensor_condition(x):
     Dynamo, instead of a data-dependent break."""
     assert (x > -100).all(), "values out of range"
     return x * 2
+
+
+@case(tags=["exceptions", "stdlib", "fullgraph"], calls=[Call(T(3))], options={"fullgraph": True},
+      expect=Expect(frames=1, graphs=1))  # fmt: skip
+def sys_exc_info_in_handler(x):
+    """``sys.exc_info()`` in the frame's own handler: the exception it handles."""
+    import sys
+
+    try:
+        raise KeyError("missing")
+    except KeyError:
+        exc_type, exc, tb = sys.exc_info()
+    return x + 1, exc_type.__name__, exc.args, tb is not None, sys.exc_info()[0] is None

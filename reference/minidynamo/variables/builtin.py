@@ -360,15 +360,26 @@ def _call_method_type(
     return UserMethodVariable(fn, obj)  # type: ignore[arg-type]
 
 
-def _no_exception_handled(result: object) -> Callable[..., VariableTracker]:
-    """``sys.exc_info()`` / ``sys.exception()`` (contextlib.ExitStack's ``__exit__`` asks)
-    where no exception is being handled: `result`; while one is, a graph break (the
-    traceback is not modelled)."""
+def _exception_info(as_tuple: bool) -> Callable[..., VariableTracker]:
+    """``sys.exc_info()`` (`as_tuple`) / ``sys.exception()`` (contextlib.ExitStack's
+    ``__exit__`` asks): the exception the function handles, or none; where only a caller
+    of the traced function handles one, a graph break (it is not known here)."""
 
     def handler(tx: InstructionTranslatorBase) -> VariableTracker:
-        if tx.handled_exceptions or tx.callers_handle_exception:
-            unimplemented("sys.exc_info() while an exception is handled")
-        return ConstantVariable.create(result)
+        from minidynamo.builder import wrap_class
+        from minidynamo.variables.exceptions import ExceptionVariable
+        from minidynamo.variables.lists import TupleVariable
+
+        if tx.handled_exceptions:
+            exc = tx.handled_exceptions[-1]
+            if not isinstance(exc, ExceptionVariable):
+                unimplemented(f"sys.exc_info() while {exc!r} is handled")
+            if not as_tuple:
+                return exc
+            return TupleVariable([wrap_class(exc.python_type()), exc, exc.traceback])
+        if tx.callers_handle_exception:
+            unimplemented("sys.exc_info() in a function called while an exception is handled")
+        return ConstantVariable.create((None, None, None) if as_tuple else None)
 
     return handler
 
@@ -728,9 +739,9 @@ BUILTIN_HANDLERS: dict[Callable, Callable[..., VariableTracker]] = {
     super: _call_super,
     functools.partial: _call_partial,
     types.MethodType: _call_method_type,
-    sys.exc_info: _no_exception_handled((None, None, None)),
+    sys.exc_info: _exception_info(as_tuple=True),
     # sys.exception (CPython 3.11+) is what ExitStack asks there.
-    **{fn: _no_exception_handled(None) for fn in [getattr(sys, "exception", None)] if fn},
+    **{fn: _exception_info(as_tuple=False) for fn in [getattr(sys, "exception", None)] if fn},
     bool: _call_bool,
     callable: _call_callable,
     id: _call_id,
