@@ -8,7 +8,7 @@ import contextlib
 
 import torch
 
-from conformance.spec import Break, Call, Expect, T, case, one_graph
+from conformance.spec import Break, Call, Expect, Make, T, case, one_graph
 
 FULLGRAPH = {"fullgraph": True}
 
@@ -566,3 +566,34 @@ def inference_doubled(x):
 def inference_mode_decorated_outside(x):
     """`@torch.inference_mode()` makes a manager per call with ``self.clone()``."""
     return inference_doubled(x) + 1
+
+
+class EntryCounter(contextlib.ContextDecorator):
+    def __init__(self):
+        self.entries = 0
+
+    def __enter__(self):
+        self.entries += 1
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _counter_twice():
+    """An EntryCounter, and a list holding it."""
+    counter = EntryCounter()
+    return counter, [counter]
+
+
+@case(tags=["context-managers", "side-effects", "fullgraph"],
+      calls=[Call(T(3), Make(_counter_twice))], options=FULLGRAPH,
+      expect=Expect(frames=1, graphs=1))  # fmt: skip
+def manager_object_reached_twice(x, pair):
+    """One manager object reached through two paths (the pair's item, the list's item)
+    is one object: the count its __enter__ stored is read back through the other path
+    (it was stale)."""
+    counter, box = pair
+    with counter:
+        y = x * 2
+    return y + box[0].entries, box[0].entries

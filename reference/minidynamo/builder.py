@@ -639,9 +639,20 @@ class VariableBuilder:
         ):  # a cached query (`torch.backends.mps.is_available`)
             self.guard_identity(value)
             return self.wrap_by_rule(value, Rule.CONSTANT_FOLD)
-        if self.guards is not None:
-            self.guards.add_type_match(self.source, value)
-        return UserDefinedObjectVariable(value, source=self.source)
+        if self.guards is None:
+            return UserDefinedObjectVariable(value, source=self.source)
+        # One object reached twice (a global and a decorator's closure cell) is one
+        # tracker, so that an attribute stored through one is read through the other.
+        output = self.tx.output
+        seen = output.input_by_id.get(id(value))
+        if isinstance(seen, UserDefinedObjectVariable) and seen.value is value:
+            if seen.source.name != self.source.name:
+                output.guards.add_alias(self.source, seen.source)
+            return seen
+        self.guards.add_type_match(self.source, value)
+        vt = UserDefinedObjectVariable(value, source=self.source)
+        output.input_by_id[id(value)] = vt
+        return vt
 
 
 def _is_dict_key(key: object) -> bool:
