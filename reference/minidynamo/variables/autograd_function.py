@@ -131,7 +131,7 @@ def apply_with_backward(
     since = next_serial()  # the ctx is the Function's own: forward and backward change it
     ctx = UserDefinedClassVariable(FunctionCtx).call_function(tx, [needs_grad], {})
 
-    def run_forward(tracer: SubgraphTracer, inner: list[VariableTracker]) -> tuple[list, list]:
+    def run_forward(tracer: SubgraphTracer, inner: list[VariableTracker]) -> tuple:
         inner_tensors = iter(inner)
         inner_args = [next(inner_tensors) if _is_tensor(arg) else arg for arg in args]
         with _grad_disabled(tx):
@@ -139,7 +139,8 @@ def apply_with_backward(
         outputs, kind = _tensors_of(result, f"{name}.forward's result")
         saved = tx.output.side_effects.load_attr(ctx, "to_save")
         saved_items = [] if saved is None else list(saved.items)  # type: ignore[attr-defined]
-        _tensors_of(TupleVariable(saved_items), f"{name}'s save_for_backward")
+        if not all(_is_tensor(item) for item in saved_items):
+            unimplemented(f"{name} saves a value that is not a tensor", gb.UNSUPPORTED_CALL)
         tracer.graph.output(
             (
                 tuple(tracer.lift(out.as_proxy()).node for out in outputs),
