@@ -12,6 +12,7 @@ import contextlib
 import copy
 import dataclasses
 import functools
+import inspect
 import io
 import math
 import types
@@ -109,6 +110,8 @@ def snapshot(value: Any, _seen: dict[int, Any] | None = None) -> Any:
         return TensorSnapshot(value.detach().clone(), value.requires_grad, grad)
     if isinstance(value, np.ndarray):
         return ArraySnapshot(value.copy())
+    if isinstance(value, types.GeneratorType):  # its state: created, suspended or closed
+        return ObjectSnapshot(types.GeneratorType, {"state": inspect.getgeneratorstate(value)})
     if isinstance(value, (list, tuple, set, frozenset)):
         seen[id(value)] = "<cycle>"
         items = [snapshot(v, seen) for v in value]

@@ -597,3 +597,19 @@ def manager_object_reached_twice(x, pair):
     with counter:
         y = x * 2
     return y + box[0].entries, box[0].entries
+
+
+@contextlib.contextmanager
+def _scaled_by(k):
+    yield k
+
+
+@case(tags=["context-managers", "generators", "fullgraph"],
+      calls=[Call(T(3), Make(_scaled_by, 2)), Call(T(3), Make(_scaled_by, 3))],
+      options=FULLGRAPH, expect=Expect(frames=2, graphs=2))  # fmt: skip
+def contextmanager_object_passed_in(x, cm):
+    """A ``@contextmanager`` object made by the caller and entered in the frame: its
+    generator is traced from its code and frame (guarded by identity, as Dynamo: a new
+    object compiles again), and is finished after the call, as in eager."""
+    with cm as k:
+        return x * k

@@ -4,7 +4,7 @@ generator consumed while the list it reads grows (`list.extend` takes its items 
 """
 
 
-from conformance.spec import Break, Call, Expect, T, case, one_graph
+from conformance.spec import Break, Call, Expect, Make, T, case, one_graph
 
 FULLGRAPH = {"fullgraph": True}
 
@@ -498,3 +498,29 @@ def stop_iteration_inside_generator_is_runtime_error(x):
         return list(next_of_each(iter([1, 2]))), x + 1
     except RuntimeError as e:
         return str(e), isinstance(e.__cause__, StopIteration), e.__suppress_context__, x + 2
+
+
+def _tens(n):
+    for i in range(n):
+        yield i * 10
+
+
+@case(tags=["generators", "guards", "side-effects"], calls=[Call(T(3), Make(_tens, 3))] * 2,
+      expect=Expect(frames=2, graphs=2))  # fmt: skip
+def generator_object_passed_in_consumed(x, gen):
+    """A generator made by the caller, not started, consumed whole in the frame: traced
+    from its code and the arguments its frame holds (guarded by the generator's
+    identity, as Dynamo: each call's new generator compiles again); the caller's
+    generator is finished after the call, as in eager."""
+    for v in gen:
+        x = x + v
+    return x
+
+
+@case(tags=["generators", "side-effects", "dynamo-divergence"], calls=[Call(T(3), Make(_tens, 3))],
+      expect=Expect(frames=0, graphs=0))  # fmt: skip
+def generator_object_passed_in_taken_once(x, gen):
+    """One item taken from the caller's generator: its paused state cannot be given
+    back to the caller's object, so the frame runs in CPython (Dynamo's trace leaves
+    the caller's generator unstarted: the next item the caller takes is the first)."""
+    return x + next(gen)

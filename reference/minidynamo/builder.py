@@ -8,6 +8,7 @@ from __future__ import annotations
 import collections
 import enum
 import functools
+import inspect
 import operator
 import os
 import types
@@ -61,6 +62,7 @@ from minidynamo.variables.dicts import (
 )
 from minidynamo.variables.functions import (
     FunctoolsPartialVariable,
+    GeneratorFrameFunction,
     PolyfilledFunctionVariable,
     SkipFunctionVariable,
     TypeQueryFunctionVariable,
@@ -68,6 +70,7 @@ from minidynamo.variables.functions import (
     UserMethodVariable,
     WrapsVariable,
 )
+from minidynamo.variables.generators import ExistingGeneratorVariable
 from minidynamo.variables.higher_order_ops import HIGHER_ORDER_VARIABLES
 from minidynamo.variables.lazy import LAZY_TYPES, LazyConstantVariable
 from minidynamo.variables.lists import (
@@ -601,6 +604,25 @@ class VariableBuilder:
             fn, args, kwargs, source=self.source, has_attributes=bool(value.__dict__)
         )
 
+    def wrap_generator(self, value: types.GeneratorType) -> VariableTracker:
+        """A generator the frame was given, not yet started: traced from its code and
+        frame (`ExistingGeneratorVariable`), guarded by its identity (as Dynamo: a new
+        generator compiles again) and its state (one that ran since is another)."""
+        if self.guards is None or inspect.getgeneratorstate(value) != inspect.GEN_CREATED:
+            return self.wrap_object(value)
+        output = self.tx.output
+        seen = output.input_by_id.get(id(value))
+        if isinstance(seen, ExistingGeneratorVariable) and seen.tx.code is value.gi_code:
+            if seen.source.name != self.source.name:
+                output.guards.add_alias(self.source, seen.source)
+            return seen
+        self.guards.add_id_match(self.source, value)
+        self.guards.add_generator_created(self.source)
+        fn = GeneratorFrameFunction(value, self.source)
+        vt = ExistingGeneratorVariable(self.tx.inline_generator(fn, [], {}), self.source)
+        output.input_by_id[id(value)] = vt
+        return vt
+
     def wrap_object(self, value: object) -> VariableTracker:
         # A torch.jit.script/trace function: its Python original (looked up only for
         # them: wrapped_by reads three attributes statically).
@@ -690,6 +712,7 @@ _WRAPPERS: list[
     (types.FunctionType, VariableBuilder.wrap_function),
     (types.BuiltinFunctionType, VariableBuilder.wrap_builtin),
     (types.MethodType, VariableBuilder.wrap_method),
+    (types.GeneratorType, VariableBuilder.wrap_generator),
     (type, VariableBuilder.wrap_type),
 ]
 
@@ -705,10 +728,15 @@ def _is_lazy_source(source: Source | None) -> bool:
 def may_be_symbolic(source: Source, tx: InstructionTranslatorBase) -> bool:
     """Whether an int read from `source` may become a symbol: an argument or closure
     variable of the frame, or an item or attribute of one (``L['o'].n``). Globals and
-    what is reached from them, function defaults and the attributes of nn.Modules stay
-    constants, as in Dynamo, which assumes a program does not mean to vary those."""
+    what is reached from them, function defaults, the values an unstarted generator's
+    frame holds and the attributes of nn.Modules stay constants, as in Dynamo, which
+    assumes a program does not mean to vary those."""
     while isinstance(source, (GetItemSource, AttrSource)):
-        if isinstance(source, AttrSource) and source.member in ("__defaults__", "__kwdefaults__"):
+        if isinstance(source, AttrSource) and source.member in (
+            "__defaults__",
+            "__kwdefaults__",
+            "gi_frame",
+        ):
             return False
         source = source.base
         # Checked on each base, the frame's own argument included (``L['self'].step`` in

@@ -311,6 +311,13 @@ _TYPES = [
         "Remove the disable if the function can be traced.",
         "GB0099",
     ),
+    GraphBreakType(
+        "GB0065",
+        "generator from outside left paused",
+        "A generator the frame was given is left paused by the trace: the caller's "
+        "generator object cannot be put in that state, so the frame runs in CPython.",
+        "Consume the generator to its end in the function, or take its items outside it.",
+    ),
 ]
 
 REGISTRY: dict[str, GraphBreakType] = {gb.gb_id: gb for gb in _TYPES}
@@ -351,3 +358,4 @@ TRACE_TIME_CLASS_ESCAPES = "GB0035"
 DATA_POINTER_COMPARISON = "GB0047"
 TORCH_DISABLED_FUNCTION = "GB0048"
 TORCH_DISABLED_FRAME = "GB0049"
+EXISTING_GENERATOR_PAUSED = "GB0065"

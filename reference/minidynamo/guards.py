@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import inspect
 import math
 import re
 import types
@@ -228,6 +229,13 @@ class GuardSet:
             f"{source.name} is {self._bind(value)}",
             TYPE,
         )
+
+    def add_generator_created(self, source: Source) -> None:
+        """A generator not yet started (one that ran since, even the same object, is
+        another trace's)."""
+        self.namespace.setdefault("inspect", inspect)
+        text = f"inspect.getgeneratorstate({source.name}) == 'GEN_CREATED'"
+        self._add(source, text, text)
 
     def add_length(self, source: Source, value: object) -> None:
         self.add_type_match(source, value)

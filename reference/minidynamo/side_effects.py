@@ -107,6 +107,11 @@ class SideEffects:
         self.note_mutation(vt)
         self.pending.setdefault(("iterator", vt.source.name), ("iterator", vt, None))
 
+    def advance_generator(self, vt: VariableTracker) -> None:
+        """A generator of the frame's inputs runs: the real one must end as it ends."""
+        self.note_mutation(vt)
+        self.pending.setdefault(("generator", vt.source.name), ("generator", vt, None))
+
     # Attributes.
 
     @staticmethod
@@ -249,6 +254,20 @@ class SideEffects:
                 codegen.extend([create_instruction("POP_TOP")])
 
         return Replay([lambda: vt.source.reconstruct(codegen)], take_items)
+
+    def _replay_generator(self, codegen: PyCodegen, vt: VariableTracker, _: object) -> Replay:
+        """``gen.close()`` for a generator the trace ran to its end (or closed)."""
+        from minidynamo.variables.generators import unimplemented_paused
+
+        if vt.paused():  # type: ignore[attr-defined]
+            unimplemented_paused(vt)  # type: ignore[arg-type]
+
+        def close(target: Emit) -> None:
+            target()
+            codegen.call_method("close", [])
+            codegen.extend([create_instruction("POP_TOP")])
+
+        return Replay([lambda: vt.source.reconstruct(codegen)], close)
 
     def _replay_attr(self, codegen: PyCodegen, obj: VariableTracker, name: str) -> Replay:
         value = self.attr_values[(self._owner(obj), name)]

@@ -280,6 +280,45 @@ class UserFunctionVariable(BaseUserFunctionVariable):
         return cells
 
 
+class GeneratorFrameFunction(BaseUserFunctionVariable):
+    """The function call an unstarted generator object stands for, read from its frame:
+    the code, the globals, and the arguments and closure values the frame holds, each
+    sourced as ``gen.gi_frame.f_locals[name]``. Its closure cells are this trace's own
+    (the real cells are out of reach): a store to one cannot be replayed, and breaks."""
+
+    def __init__(self, gen: types.GeneratorType, source: Source) -> None:
+        super().__init__()
+        self.gen = gen
+        self.frame_source = AttrSource(AttrSource(source, "gi_frame"), "f_locals")
+
+    def get_code(self) -> types.CodeType:
+        return self.gen.gi_code
+
+    def get_globals(self) -> dict:
+        return self.gen.gi_frame.f_globals  # type: ignore[union-attr]
+
+    def _local(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
+        from minidynamo.builder import VariableBuilder
+
+        value = self.gen.gi_frame.f_locals[name]  # type: ignore[union-attr]
+        return VariableBuilder(tx, GetItemSource(self.frame_source, name))(value)
+
+    def bind_args(
+        self,
+        tx: InstructionTranslatorBase,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> dict[str, VariableTracker]:
+        code = self.get_code()
+        count = code.co_argcount + code.co_kwonlyargcount
+        count += bool(code.co_flags & inspect.CO_VARARGS)
+        count += bool(code.co_flags & inspect.CO_VARKEYWORDS)
+        return {name: self._local(tx, name) for name in code.co_varnames[:count]}
+
+    def closure_cells(self, tx: InstructionTranslatorBase) -> dict[str, CellVariable]:
+        return {name: CellVariable(self._local(tx, name)) for name in self.get_code().co_freevars}
+
+
 # What `functools.wraps` sets on a function: its names, kept in the function's slots,
 # and ``__wrapped__``, kept in its ``__dict__``.
 _FUNCTION_SLOTS = frozenset(functools.WRAPPER_ASSIGNMENTS) | {"__type_params__"}

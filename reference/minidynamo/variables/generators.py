@@ -29,6 +29,7 @@ if TYPE_CHECKING:
         InliningGeneratorTranslator,
         InstructionTranslatorBase,
     )
+    from torch._guards import Source
 
 
 class GeneratorVariable(IteratorVariable):
@@ -59,7 +60,12 @@ class GeneratorVariable(IteratorVariable):
     def run_to_end(self) -> list[VariableTracker]:
         return run_to_end(self, self.tx, self.tx.code.co_name)
 
+    def advancing(self, tx: InstructionTranslatorBase) -> None:
+        """The body is about to run (or the generator to close): a generator made in the
+        trace has nothing to record; `ExistingGeneratorVariable` has."""
+
     def next_variable(self) -> VariableTracker | None:
+        self.advancing(self.tx)
         return self.tx.resume()
 
     def returned(self) -> VariableTracker:
@@ -75,9 +81,11 @@ class GeneratorVariable(IteratorVariable):
         return item
 
     def method_next(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        self.advancing(tx)
         return self.finished(self.tx.resume())
 
     def method_send(self, tx: InstructionTranslatorBase, value: VariableTracker) -> VariableTracker:
+        self.advancing(tx)
         return self.finished(self.tx.resume(sent=value))
 
     def method_throw(
@@ -93,12 +101,14 @@ class GeneratorVariable(IteratorVariable):
 
         if instance is not None and not is_constant_none(instance):
             value = instance
+        self.advancing(tx)
         return self.finished(self.tx.resume(thrown=ObservedException(as_exception(tx, value))))
 
     def method_close(self, tx: InstructionTranslatorBase) -> VariableTracker:
         """GeneratorExit raised at the paused yield; the generator must not yield again."""
         from minidynamo.variables.exceptions import ExceptionVariable, raise_observed
 
+        self.advancing(tx)
         if self.tx.paused_at is None or self.tx.done:
             self.tx.done = True
             return ConstantVariable(None)
@@ -111,6 +121,44 @@ class GeneratorVariable(IteratorVariable):
         if item is not None:
             raise_observed(RuntimeError, "generator ignored GeneratorExit")
         return ConstantVariable(None)
+
+
+class ExistingGeneratorVariable(GeneratorVariable):
+    """A generator object the frame was given (an argument, a global, a
+    ``@contextmanager`` object's ``gen``), not yet started: traced like one made in the
+    trace, from its code and the values its frame holds (as Dynamo). The caller's object
+    must end in the state eager leaves it in: run to its end, it is closed after the
+    graph (``gen.close()`` runs none of its body); left paused, it cannot be, so the
+    frame runs in CPython (Dynamo leaves the caller's generator unstarted)."""
+
+    def __init__(self, tx: InliningGeneratorTranslator, source: Source) -> None:
+        super().__init__(tx)
+        self.source = source
+
+    def __repr__(self) -> str:
+        return f"ExistingGeneratorVariable({self.tx.code.co_name})"
+
+    def is_new_object(self) -> bool:
+        return False
+
+    def advancing(self, tx: InstructionTranslatorBase) -> None:
+        tx.output.side_effects.advance_generator(self)
+
+    def paused(self) -> bool:
+        return self.tx.paused_at is not None and not self.tx.done
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        if self.paused():
+            unimplemented_paused(self)
+        self.source.reconstruct(codegen)
+
+
+def unimplemented_paused(gen: ExistingGeneratorVariable) -> None:
+    unimplemented(
+        f"the generator {gen.source.name} ({gen.tx.code.co_name}) given to the frame is "
+        "left paused: its state cannot be given back to the caller's object",
+        gb.EXISTING_GENERATOR_PAUSED,
+    )
 
 
 def _storage(node: object) -> StorageWeakRef | None:
