@@ -385,3 +385,35 @@ def custom_function_backward_is_the_traced_one(x):
     y = ClampGrad.apply(x * 2)
     y.sum().backward()
     return x.grad * 1
+
+
+@case(tags=["autograd", "graph-breaks"], calls=[Call(T(3, requires_grad=True))])
+def hook_on_intermediate_scales_grad(x):
+    """``register_hook`` on a tensor the graph computes: the hook is traced into a
+    subgraph that the graph registers itself (``torch.ops.higher_order.register_hook``),
+    as Dynamo; the backward pass that follows sees it."""
+    y = x * 2
+    y.register_hook(lambda g: g * 3)
+    (y * y).sum().backward()
+    return x.grad * 1
+
+
+@case(tags=["autograd", "graph-breaks", "side-effects"], calls=[Call(T(3, requires_grad=True))])
+def hook_on_input_registered_after_graph(x):
+    """``register_hook`` on the frame's input: registered after the graph ran (a side
+    effect the generated code replays), as Dynamo; no break before it."""
+    y = x.sin()
+    x.register_hook(lambda g: g + 1)
+    (y * x).sum().backward()
+    return x.grad * 1
+
+
+@case(tags=["autograd", "closures"], calls=[Call(T(3, requires_grad=True), T(3))])
+def hook_reading_a_tensor_of_the_frame(x, scale):
+    """A hook closing over a tensor of the frame (lifted into its subgraph as an input),
+    on an intermediate; the returned tensor carries the hook."""
+    y = x.cos()
+    y.register_hook(lambda g: g * scale)
+    out = y * 2
+    out.sum().backward()
+    return x.grad * 1

@@ -112,6 +112,13 @@ class SideEffects:
         self.note_mutation(vt)
         self.pending.setdefault(("generator", vt.source.name), ("generator", vt, None))
 
+    def register_hook(
+        self, tensor: VariableTracker, hook: VariableTracker, handle: VariableTracker
+    ) -> None:
+        """``tensor.register_hook(hook)`` on an input tensor, made after the graph."""
+        self.note_mutation(tensor)
+        self.pending[("hook", id(handle))] = ("hook", tensor, hook)
+
     # Attributes.
 
     @staticmethod
@@ -268,6 +275,14 @@ class SideEffects:
             codegen.extend([create_instruction("POP_TOP")])
 
         return Replay([lambda: vt.source.reconstruct(codegen)], close)
+
+    def _replay_hook(self, codegen: PyCodegen, tensor: VariableTracker, hook: Any) -> Replay:
+        def register(target: Emit, function: Emit) -> None:
+            target()
+            codegen.call_method("register_hook", [function])
+            codegen.extend([create_instruction("POP_TOP")])
+
+        return Replay([lambda: tensor.source.reconstruct(codegen), lambda: codegen(hook)], register)
 
     def _replay_attr(self, codegen: PyCodegen, obj: VariableTracker, name: str) -> Replay:
         value = self.attr_values[(self._owner(obj), name)]

@@ -47,9 +47,14 @@ class Subgraph:
 
 
 def speculate_subgraph(
-    tx: InstructionTranslatorBase, fn: VariableTracker, args: list[VariableTracker], what: str
+    tx: InstructionTranslatorBase,
+    fn: VariableTracker,
+    args: list[VariableTracker],
+    what: str,
+    names: list[str] | None = None,
 ) -> Subgraph:
-    """Trace `fn(*args)` into a new graph; tensor arguments are its first inputs."""
+    """Trace `fn(*args)` into a new graph; tensor arguments are its first inputs (named
+    as their nodes, or by `names`)."""
 
     def body(tracer: SubgraphTracer, inner_args: list[VariableTracker]) -> tuple[list, type]:
         result = fn.call_function(tx, inner_args, {})
@@ -57,7 +62,7 @@ def speculate_subgraph(
         tracer.graph.output(tuple(tracer.lift(out.as_proxy()).node for out in outputs))
         return outputs, kind
 
-    tracer, (outputs, kind) = speculate(tx, args, body, what)
+    tracer, (outputs, kind) = speculate(tx, args, body, what, names=names)
     return Subgraph(tracer, outputs, kind)
 
 

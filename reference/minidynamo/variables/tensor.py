@@ -370,6 +370,10 @@ class TensorVariable(VariableTracker):
                 return built
         if name == "requires_grad_":
             return self.requires_grad_(tx, args, kwargs)
+        if name == "register_hook" and len(args) == 1 and not kwargs:
+            from minidynamo.variables.tensor_hooks import register_hook
+
+            return register_hook(tx, self, args[0])
         if name == "__getitem__" and len(args) == 1 and not kwargs:
             # `Tensor.__getitem__(t, k)` (the func a __torch_function__ gets for `t[k]`)
             # is `t[k]`: a getitem node, as Dynamo records it.
