@@ -604,7 +604,7 @@ def _scaled_by(k):
     yield k
 
 
-@case(tags=["context-managers", "generators", "fullgraph"],
+@case(tags=["context-managers", "generators", "fullgraph", "dynamo-divergence"],
       calls=[Call(T(3), Make(_scaled_by, 2)), Call(T(3), Make(_scaled_by, 3))],
       options=FULLGRAPH, expect=Expect(frames=2, graphs=2))  # fmt: skip
 def contextmanager_object_passed_in(x, cm):

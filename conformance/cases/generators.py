@@ -505,7 +505,8 @@ def _tens(n):
         yield i * 10
 
 
-@case(tags=["generators", "guards", "side-effects"], calls=[Call(T(3), Make(_tens, 3))] * 2,
+@case(tags=["generators", "guards", "side-effects", "dynamo-divergence"],
+      calls=[Call(T(3), Make(_tens, 3))] * 2,
       expect=Expect(frames=2, graphs=2))  # fmt: skip
 def generator_object_passed_in_consumed(x, gen):
     """A generator made by the caller, not started, consumed whole in the frame: traced
