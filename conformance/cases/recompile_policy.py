@@ -975,3 +975,23 @@ def module_buffer_size_stays_static(x, m):
     force_parameter_static_shapes): `x` turns dynamic on the second call, the buffer's
     new size compiles anew on the third."""
     return x + m.w
+
+
+def _grad_on() -> None:
+    torch.set_grad_enabled(True)
+
+
+def _grad_off() -> None:
+    torch.set_grad_enabled(False)
+
+
+@case(
+    tags=["recompiles", "guards", "autograd"],
+    calls=[Call(T(3), before=_grad_on), Call(T(3), before=_grad_off), Call(T(3), before=_grad_on)],
+    expect=Expect(frames=2, graphs=2, recompiles=["GLOBAL_STATE changed: grad_mode"]),
+)
+def grad_mode_change_recompiles(x):
+    """Every frame is guarded on the grad mode it was compiled in (Dynamo's GLOBAL_STATE
+    guard), though the trace never reads it: a call under no_grad compiles again, and the
+    next call with grad enabled reuses the first entry."""
+    return x * 2

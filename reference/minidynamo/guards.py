@@ -49,13 +49,16 @@ TYPE, VALUE, TENSOR, RELATION = range(4)
 class Guard:
     """One assumption: `text` is what the logs print, `expr` what the check evaluates
     (Python over the sources' names `L['x']`, `G['w']`), `rank` when (TYPE ... RELATION).
-    A tensor guard names its `TensorCheck` in `tensor`."""
+    A tensor guard names its `TensorCheck` in `tensor`. An `ambient` guard (the global
+    state every frame is checked for) is left out of the printed guards, as Dynamo's
+    GLOBAL_STATE guard is left out of conformance's listing; a recompile names it."""
 
     source: Source | None
     text: str
     expr: str
     rank: int = VALUE
     tensor: str | None = None
+    ambient: bool = False
 
 
 def describe(obj: object) -> str:
@@ -172,11 +175,12 @@ class GuardSet:
         expr: str,
         rank: int = VALUE,
         tensor: str | None = None,
+        ambient: bool = False,
     ) -> None:
         if text not in self.guards:
             if source is not None:
                 self.sources.setdefault(source.name, source)
-            self.guards[text] = Guard(source, text, expr, rank, tensor)
+            self.guards[text] = Guard(source, text, expr, rank, tensor, ambient)
 
     def add_type_match(self, source: Source, value: object) -> None:
         kind = type(value)
@@ -289,6 +293,18 @@ class GuardSet:
             TYPE,
         )
 
+    def add_global_state(self, grad_enabled: bool) -> None:
+        """The global state of every frame's entry (Dynamo's GLOBAL_STATE guard, of which
+        the grad mode is modelled): a call under `torch.no_grad()` of a frame compiled
+        with grad enabled recompiles, even where the trace never asked for the mode."""
+        self._add(
+            None,
+            "GLOBAL_STATE changed: grad_mode",
+            f"{self._bind(torch.is_grad_enabled)}() is {grad_enabled}",
+            TYPE,
+            ambient=True,
+        )
+
     def add_torch_function_enabled(self, enabled: bool) -> None:
         """Whether tensor subclasses' ``__torch_function__`` is asked when the frame is
         entered (not inside ``DisableTorchFunctionSubclass()``): it decides the class of
@@ -358,7 +374,7 @@ class GuardSet:
             self._add(None, text, text, RELATION)
 
     def text(self) -> str:
-        return "\n".join(guard.text for guard in self)
+        return "\n".join(guard.text for guard in self if not guard.ambient)
 
     def compile(self, code: types.CodeType) -> CheckFunction:
         """The check function of a cache entry of `code`. It holds no input: the
@@ -380,7 +396,7 @@ def _tree_order(guards: list[Guard]) -> list[Guard]:
     is that tree, depth first: each source's guards, then those of the sources reached
     from it, in the order they were first reached. The guards of one source keep their
     installation order (type before value); those of no source (grad mode, aliasing,
-    shapes) come last."""
+    shapes) come last, but for the ambient ones, first as Dynamo's root guards."""
     sourced = sorted(
         (guard for guard in guards if guard.source is not None),
         key=lambda guard: (
@@ -395,7 +411,12 @@ def _tree_order(guards: list[Guard]) -> list[Guard]:
         for source in _chain(guard.source):  # type: ignore[arg-type]
             node = node.children.setdefault(source.name, _Node())
         node.guards.append(guard)
-    return [*root.walk(), *(guard for guard in guards if guard.source is None)]
+    unsourced = [guard for guard in guards if guard.source is None]
+    return [
+        *(guard for guard in unsourced if guard.ambient),
+        *root.walk(),
+        *(guard for guard in unsourced if not guard.ambient),
+    ]
 
 
 class _Node:
@@ -527,6 +548,8 @@ class _Reads:
                 root = LocalSource(key) if match.group(1) == "L" else GlobalSource(key)
                 self.sources[name] = root
                 self._pattern = None
+        if not self.sources:  # an empty alternation would match everywhere
+            return expr
         if self._pattern is None:
             names = sorted(self.sources, key=len, reverse=True)
             self._pattern = re.compile("(?:" + "|".join(map(re.escape, names)) + r")(?!\w)")
