@@ -649,3 +649,15 @@ def new_tensor_of_dynamic_sizes(x):
     method_new_tensor: `torch.tensor` of x's dtype and device, built from the SymInt by
     torch._refs.tensor, so the third size reuses the graph (it guarded the value)."""
     return x.new_tensor([x.shape[0], x.shape[0] * 0.5])
+
+
+
+@case(
+    tags=OBJ, calls=[Call(T(3)), Call(T(3))], options=FULLGRAPH, expect=Expect(frames=2, graphs=2)
+)
+def id_of_input_tensor_is_a_number(x):
+    """`id(x)` of an input is its real id, a constant guarded by identity (Dynamo's
+    ID_MATCH), so it can be computed with (a key of a cache dict); each new tensor
+    compiles again."""
+    key = id(x)
+    return x * 2, key > 0

@@ -282,6 +282,7 @@ class VariableBuilder:
             proxy, fake, class_type=type(value), source=self.source, instance_dict=value.__dict__
         )
         output.input_by_id[id(value)] = vt
+        output.input_tensors[id(vt)] = value
         return vt
 
     def tensor_input(

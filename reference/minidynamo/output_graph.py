@@ -142,6 +142,8 @@ class OutputGraph:
         self.fake_mode = self.shapes.fake_mode
         self.guards = GuardSet()
         self.input_by_id: dict[int, VariableTracker] = {}
+        # Each input tensor, by id of its tracker: what `id(x)` of an input is.
+        self.input_tensors: dict[int, torch.Tensor] = {}
         # Dynamic ints and floats, by source: one read again (`p.a` twice) is the same
         # graph input (values cannot be told apart by id: small ints are shared).
         self.input_by_source: dict[Source, VariableTracker] = {}

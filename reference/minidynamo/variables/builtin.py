@@ -385,16 +385,29 @@ def _exception_info(as_tuple: bool) -> Callable[..., VariableTracker]:
 
 
 def _call_id(tx: InstructionTranslatorBase, obj: VariableTracker) -> VariableTracker:
-    """``id(obj)``: a token of the object's identity, the same for every tracker of one
+    """``id(obj)``: of an input (a tracker with a source), its real id, a constant
+    guarded by identity (Dynamo's ID_MATCH: a dict key ``cache[id(x)]`` that leaves the
+    trace); else a token of the object's identity, the same for every tracker of one
     object (a tensor's FakeTensor, the object a tracker holds, else the tracker itself:
-    an object the trace made, or a mutable input, has exactly one). An input's id is
-    guarded by identity, as Dynamo's ID_MATCH, so that two ids compare as the objects do."""
+    an object the trace made has exactly one)."""
+    real = _input_object(tx, obj)
+    if real is not None:
+        tx.output.guards.add_id_match(obj.source, real)  # type: ignore[arg-type]
+        return ConstantVariable(id(real))
     if is_tensor(obj):
         return ObjectIdVariable(id(obj.example_value))  # type: ignore[attr-defined]
+    return ObjectIdVariable(id(getattr(obj, "value", obj)))
+
+
+def _input_object(tx: InstructionTranslatorBase, obj: VariableTracker) -> object | None:
+    """The object input `obj` stands for, or None: a tensor's by the builder's record of
+    inputs, another's is the value its tracker holds (a constant's is not its own)."""
+    if obj.source is None or isinstance(obj, ConstantVariable):
+        return None
+    if is_tensor(obj):
+        return tx.output.input_tensors.get(id(obj))
     value = getattr(obj, "value", obj)
-    if obj.source is not None and value is not obj and not isinstance(obj, ConstantVariable):
-        tx.output.guards.add_id_match(obj.source, value)
-    return ObjectIdVariable(id(value))
+    return None if value is obj else value
 
 
 def _call_hash(tx: InstructionTranslatorBase, obj: VariableTracker) -> VariableTracker:
