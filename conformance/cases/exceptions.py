@@ -555,3 +555,33 @@ def sys_exc_info_in_handler(x):
     except KeyError:
         exc_type, exc, tb = sys.exc_info()
     return x + 1, exc_type.__name__, exc.args, tb is not None, sys.exc_info()[0] is None
+
+
+class _Lazy:
+    """A property whose getter raises AttributeError until a value is set, and an unset
+    ``__slots__`` member: ``hasattr`` is False for both until they are set."""
+
+    __slots__ = ("slot", "_value")
+
+    def __init__(self, value=None):
+        self._value = value
+        if value is not None:
+            self.slot = value
+
+    def __eq__(self, other):  # compared after the call, as the harness compares arguments
+        return type(other) is _Lazy and self._value == other._value
+
+    @property
+    def value(self):
+        if self._value is None:
+            raise AttributeError("value is not set")
+        return self._value
+
+
+@case(tags=["exceptions", "descriptors", "fullgraph"],
+      calls=[Call(T(3), Make(_Lazy)), Call(T(3), Make(_Lazy, 2))], options={"fullgraph": True},
+      expect=Expect(frames=2, graphs=2))  # fmt: skip
+def hasattr_of_raising_property(x, obj):
+    """``hasattr`` runs a property's getter (and reads a ``__slots__`` member): an
+    AttributeError from it means False, not the class attribute's presence."""
+    return x + hasattr(obj, "value") + 2 * hasattr(obj, "slot")

@@ -123,6 +123,16 @@ def _traced_slot(cls: type, name: str) -> types.FunctionType | None:
     return None
 
 
+def _may_raise_on_get(attr: object) -> bool:
+    """Whether reading the class attribute `attr` through an instance runs code that may
+    raise AttributeError (a property's getter, a user descriptor's ``__get__``, an unset
+    ``__slots__`` member), so that ``hasattr`` must do the lookup; functions, class/static
+    methods and plain values cannot."""
+    if isinstance(attr, (property, types.MemberDescriptorType)):
+        return True
+    return not isinstance(attr, types.FunctionType) and user_slot(type(attr), "__get__") is not None
+
+
 def inline_slot(
     tx: InstructionTranslatorBase, fn: types.FunctionType, args: list[VariableTracker]
 ) -> VariableTracker:
@@ -643,10 +653,12 @@ class UserDefinedObjectVariable(VariableTracker):
         if stored is not None and stored is not DELETED:
             return True
         try:
-            inspect.getattr_static(cls, name)
+            attr = inspect.getattr_static(cls, name)
         except AttributeError:
             pass
         else:
+            if _may_raise_on_get(attr):  # a property's getter may raise AttributeError
+                return self.has_attr_by_lookup(tx, name)
             if stored is DELETED:
                 unimplemented(f"hasattr of {name!r} after `del` on {cls.__qualname__}")
             return True
