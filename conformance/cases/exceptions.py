@@ -585,3 +585,27 @@ def hasattr_of_raising_property(x, obj):
     """``hasattr`` runs a property's getter (and reads a ``__slots__`` member): an
     AttributeError from it means False, not the class attribute's presence."""
     return x + hasattr(obj, "value") + 2 * hasattr(obj, "slot")
+
+
+class _ConfigError(Exception):
+    """An exception class with a class-level error code and a method reading it."""
+
+    code = 7
+
+    def describe(self):
+        return f"E{self.code}: {self.args[0]}"
+
+
+class _MissingKeyError(_ConfigError):
+    code = 404
+
+
+@case(tags=["exceptions", "fullgraph"], calls=[Call(T(3))], options={"fullgraph": True},
+      expect=one_graph("mul"))  # fmt: skip
+def exception_class_attribute_and_method(x):
+    """A handler reads a class attribute of the caught exception (the subclass's
+    ``code``) and calls its class's method: attributes of the class, guarded through it."""
+    try:
+        raise _MissingKeyError("no key")
+    except _ConfigError as error:
+        return x * error.code, error.describe()

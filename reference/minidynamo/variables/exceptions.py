@@ -16,6 +16,7 @@ from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable, is_constant_none, is_constant_value
 
 if TYPE_CHECKING:
+    from minidynamo.source import Source
     from minidynamo.symbolic_convert import InstructionTranslatorBase
 
 
@@ -23,9 +24,15 @@ class ExceptionVariable(VariableTracker):
     """``exc_type(*args)``, created while tracing; never rebuilt in bytecode (it only
     lives between a `raise` and its handler)."""
 
-    def __init__(self, exc_type: type[BaseException], args: list[VariableTracker]) -> None:
+    def __init__(
+        self,
+        exc_type: type[BaseException],
+        args: list[VariableTracker],
+        class_source: Source | None = None,
+    ) -> None:
         super().__init__()
         self.exc_type = exc_type
+        self.class_source = class_source  # where the class was read (guards its attributes)
         self.args = args
         self.cause: VariableTracker = ConstantVariable(None)  # `raise ... from cause`
         self.suppress_context = False  # set by `raise ... from ...`, as CPython does
@@ -81,7 +88,22 @@ class ExceptionVariable(VariableTracker):
             return GetAttrVariable(self, name)
         if name == "value" and issubclass(self.exc_type, StopIteration):
             return self.args[0] if self.args else ConstantVariable(None)
-        unimplemented(f"attribute {name!r} of the exception {self!r}")
+        return self.class_attribute(tx, name)
+
+    def class_attribute(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
+        """An attribute of the exception's user class (a constant such as a ``code``, a
+        method bound to the exception, a property's getter inlined), read through the
+        class's source, so guarded as the class attribute it is."""
+        from minidynamo.source import AttrSource
+        from minidynamo.variables.user_defined import wrap_class_attribute
+
+        owner = next((c for c in self.exc_type.__mro__ if name in vars(c)), None)
+        if owner is None or owner.__module__ == "builtins" or self.class_source is None:
+            unimplemented(f"attribute {name!r} of the exception {self!r}")
+        if tx.output.side_effects.load_class_attr(self.exc_type, name) is not None:
+            unimplemented(f"read of {name!r} of the exception {self!r} after a class store")
+        attr = vars(owner)[name]
+        return wrap_class_attribute(tx, self, attr, AttrSource(self.class_source, name))
 
     def method_with_traceback(
         self, tx: InstructionTranslatorBase, traceback: VariableTracker

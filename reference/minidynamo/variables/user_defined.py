@@ -353,9 +353,9 @@ class UserDefinedClassVariable(VariableTracker):
 
             return fold_builtin(cls, args, kwargs)
         if has_plain_constructor(cls) and not kwargs:
-            return ExceptionVariable(cls, args)
+            return ExceptionVariable(cls, args, self.source)
         if has_own_init(cls) and not kwargs:
-            exc = ExceptionVariable(cls, args)  # args: what BaseException.__new__ keeps
+            exc = ExceptionVariable(cls, args, self.source)  # args: as BaseException.__new__
             UserFunctionVariable(vars(cls)["__init__"]).call_function(tx, [exc, *args], {})
             return exc
         if issubclass(cls, BaseException):
