@@ -315,3 +315,27 @@ def weight_norm_of_module_made_in_function(x):
     lin = nn.Linear(4, 3)
     lin = nn.utils.parametrizations.weight_norm(lin)
     return lin(x) * 2
+
+
+class OptionalScale(nn.Module):
+    """A module whose optional `scale` may be missing: forward catches the
+    AttributeError that nn.Module.__getattr__ raises."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(3, 3)
+
+    def forward(self, x):
+        try:
+            scale = self.scale
+        except AttributeError as error:
+            return self.lin(x) * 2, str(error)
+        return self.lin(x) * scale, ""
+
+
+@case(tags=["nn-module", "exceptions", "fullgraph"], calls=[Call(T(2, 3))], factory=True,
+      options={"fullgraph": True}, expect=Expect(frames=1, graphs=1))  # fmt: skip
+def missing_module_attribute_caught():
+    """A module attribute in none of its registries nor its dict raises AttributeError
+    in the trace (guarded absent, as hasattr), and forward's handler is traced."""
+    return OptionalScale()

@@ -104,11 +104,12 @@ _GENERIC_GETATTRIBUTE = tuple(
 )
 
 
-def has_generic_getattr(cls: type) -> bool:
+def has_generic_getattr(cls: type, known_getattr: object = None) -> bool:
     """Whether an attribute that `inspect.getattr_static` cannot find on an instance of
-    `cls` is missing: no ``__getattr__`` and CPython's own ``__getattribute__``."""
+    `cls` is missing: CPython's own ``__getattribute__`` and no ``__getattr__`` (or only
+    `known_getattr`, one whose answers the caller has already looked at)."""
     getattribute = inspect.getattr_static(cls, "__getattribute__", None)
-    return inspect.getattr_static(cls, "__getattr__", None) is None and any(
+    return inspect.getattr_static(cls, "__getattr__", None) is known_getattr and any(
         getattribute is generic for generic in _GENERIC_GETATTRIBUTE
     )
 
@@ -622,12 +623,14 @@ class UserDefinedObjectVariable(VariableTracker):
         """An attribute the object's dict and class lack: the class's Python
         ``__getattr__``, else AttributeError in the traced program (a ``try`` or
         ``getattr(obj, name, default)`` catches it) when CPython's generic lookup is all
-        there is; a C ``__getattribute__`` or a library ``__getattr__`` may know more."""
+        there is, or a ``__getattr__`` whose answers the lookup already had
+        (`known_getattr`: nn.Module's registries); a C ``__getattribute__`` or another
+        library ``__getattr__`` may know more."""
         cls = type(self.value)
         getattr_fn = user_slot(cls, "__getattr__")
         if getattr_fn is not None and getattr_fn is not self.known_getattr():
             return inline_slot(tx, getattr_fn, [self, ConstantVariable(name)])
-        generic = object_lookup or has_generic_getattr(cls)
+        generic = object_lookup or has_generic_getattr(cls, self.known_getattr())
         if generic and (self.source is not None or self.is_new_object()):
             if self.source is not None and not self.is_new_object():
                 tx.output.guards.add_hasattr(self.source, name, False)
