@@ -640,3 +640,28 @@ def new_sequential_submodule_replaced_returned(x):
     layers[1] = torch.nn.Sigmoid()
     layers.append(torch.nn.Softsign())
     return layers(x), layers
+
+
+# attention with masks
+
+
+class CausalSelfAttention(nn.Module):
+    """nn.MultiheadAttention with a float causal mask built in forward: its forward asks
+    ``F._none_or_dtype(attn_mask)``, a helper that returns the mask's dtype."""
+
+    def __init__(self):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(8, 2, batch_first=True)
+
+    def forward(self, x):
+        n = x.shape[1]
+        mask = torch.triu(torch.full((n, n), float("-inf")), 1)
+        out, weights = self.attn(x, x, x, attn_mask=mask, average_attn_weights=False)
+        return out, weights
+
+
+@case(tags=TAGS, calls=[Call(T(2, 5, 8))], options=FULLGRAPH, factory=True, expect=ONE)
+def multihead_attention_float_mask():
+    """torch.nn.functional's private helpers are traced (as Dynamo inlines torch.nn's
+    Python functions), not recorded as graph calls: one graph, no break at the dtype."""
+    return CausalSelfAttention()

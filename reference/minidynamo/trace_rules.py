@@ -390,6 +390,11 @@ INLINE_FUNCTIONS: frozenset[Callable] = frozenset(
     {torch.autograd.graph.disable_saved_tensors_hooks.__wrapped__}  # type: ignore[attr-defined]
 )
 
+# Torch modules whose private Python helpers (`F._none_or_dtype(mask)`, which returns the
+# mask's dtype; `F._canonical_mask`) are traced, tensors or not: Dynamo inlines torch.nn's
+# Python functions, and none of these is on its list of functions recorded in the graph.
+INLINE_PRIVATE_HELPERS: tuple[str, ...] = ("torch.nn.functional",)
+
 # Torch modules whose Python functions, called without a tensor argument (a helper on
 # Python values: `F._none_or_dtype(dtype)`), are traced instead of put in the graph.
 INLINE_WITHOUT_TENSORS: tuple[str, ...] = ("torch.nn",)
@@ -542,6 +547,8 @@ def lookup(fn: object) -> Rule:
         # Where the code lives: functools.wraps copies the wrapped function's __module__.
         module = fn.__globals__.get("__name__", module)
         if in_modules(module, INLINE_MODULES):
+            return Rule.INLINE
+        if module in INLINE_PRIVATE_HELPERS and fn.__name__.startswith("_"):
             return Rule.INLINE
     if is_torch_function(fn):
         return Rule.IN_GRAPH
