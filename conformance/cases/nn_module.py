@@ -339,3 +339,17 @@ def missing_module_attribute_caught():
     """A module attribute in none of its registries nor its dict raises AttributeError
     in the trace (guarded absent, as hasattr), and forward's handler is traced."""
     return OptionalScale()
+
+
+RECURRENT = nn.GRU(3, 4)
+
+
+@case(tags=["nn-module", "graph-breaks"], calls=[Call(T(5, 2, 3))],
+      expect=Expect(frames=0, graphs=0))  # fmt: skip
+def recurrent_module_runs_frame_in_cpython(x):
+    """An nn.GRU (RNN, LSTM) is not traced, as in Dynamo (allow_rnn off): the break is
+    where the module is read, where the trace cannot resume, so the whole frame runs in
+    CPython, the ops around the call included."""
+    y = x.sin()
+    out, h = RECURRENT(y)
+    return out.cos() + h.sum()

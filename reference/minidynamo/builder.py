@@ -453,6 +453,8 @@ class VariableBuilder:
         return kind(items, source=self.source)
 
     def wrap_module(self, value: torch.nn.Module) -> VariableTracker:
+        if isinstance(value, (torch.nn.RNN, torch.nn.GRU, torch.nn.LSTM)):
+            unimplemented(f"{type(value).__name__} module", gb.RNN_MODULE)
         made = self.tx.output.new_modules.get(id(value))
         if made is not None and self.source is None:
             return made

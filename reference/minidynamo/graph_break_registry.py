@@ -318,6 +318,15 @@ _TYPES = [
         "generator object cannot be put in that state, so the frame runs in CPython.",
         "Consume the generator to its end in the function, or take its items outside it.",
     ),
+    GraphBreakType(
+        "GB0055",
+        "RNN, GRU or LSTM module",
+        "An nn.RNN, nn.GRU or nn.LSTM module is not traced (Dynamo's allow_rnn is off): "
+        "the break comes where the module is read, where the trace cannot resume, so "
+        "the frame runs in CPython.",
+        "Call the recurrent module outside the compiled function, or use its cell in a loop.",
+        "GB0014",
+    ),
 ]
 
 REGISTRY: dict[str, GraphBreakType] = {gb.gb_id: gb for gb in _TYPES}
@@ -359,3 +368,4 @@ DATA_POINTER_COMPARISON = "GB0047"
 TORCH_DISABLED_FUNCTION = "GB0048"
 TORCH_DISABLED_FRAME = "GB0049"
 EXISTING_GENERATOR_PAUSED = "GB0065"
+RNN_MODULE = "GB0055"
