@@ -609,3 +609,14 @@ def exception_class_attribute_and_method(x):
         raise _MissingKeyError("no key")
     except _ConfigError as error:
         return x * error.code, error.describe()
+
+
+@case(tags=["exceptions", "fullgraph"], calls=[Call(T(3))], options={"fullgraph": True},
+      expect=one_graph("add"))  # fmt: skip
+def caught_exception_class_attribute(x):
+    """``e.__class__`` of a caught exception is its class, as ``type(e)``."""
+    try:
+        raise _MissingKeyError("no key")
+    except Exception as error:
+        cls = error.__class__
+        return x + 1, cls.__name__, cls is _MissingKeyError, issubclass(cls, _ConfigError)

@@ -88,6 +88,10 @@ class ExceptionVariable(VariableTracker):
             return GetAttrVariable(self, name)
         if name == "value" and issubclass(self.exc_type, StopIteration):
             return self.args[0] if self.args else ConstantVariable(None)
+        if name == "__class__":  # as ``type(e)``
+            from minidynamo.builder import wrap_class
+
+            return wrap_class(self.exc_type)
         return self.class_attribute(tx, name)
 
     def class_attribute(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
