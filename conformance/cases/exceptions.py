@@ -587,6 +587,14 @@ def hasattr_of_raising_property(x, obj):
     return x + hasattr(obj, "value") + 2 * hasattr(obj, "slot")
 
 
+@case(tags=["exceptions", "descriptors", "fullgraph"], calls=[Call(T(3))],
+      options={"fullgraph": True}, expect=one_graph("add", "add"))  # fmt: skip
+def hasattr_of_unset_slot_on_new_object(x):
+    """A ``__slots__`` member the new object's ``__init__`` left unset: hasattr False."""
+    obj = _Lazy()
+    return x + hasattr(obj, "slot") + 2 * hasattr(obj, "_value")
+
+
 class _ConfigError(Exception):
     """An exception class with a class-level error code and a method reading it."""
 

@@ -660,6 +660,8 @@ class UserDefinedObjectVariable(VariableTracker):
         except AttributeError:
             pass
         else:
+            if isinstance(attr, types.MemberDescriptorType) and self.is_new_object():
+                return False  # a new object's slots set so far are all in SideEffects
             if _may_raise_on_get(attr):  # a property's getter may raise AttributeError
                 return self.has_attr_by_lookup(tx, name)
             if stored is DELETED:
