@@ -9,7 +9,7 @@ import operator
 
 import torch
 
-from conformance.spec import Break, Call, Expect, T, case, one_graph
+from conformance.spec import Break, Call, Expect, Make, T, case, one_graph
 
 
 class Point:
@@ -601,3 +601,34 @@ def bound_method_self_func_and_names(x):
     method = _Gain(3).apply
     again = method.__func__(method.__self__, x)
     return method(x) + again, method.__self__.k, method.__name__, method.__defaults__
+
+
+class Layer:
+    def __init__(self, bias):
+        self.scale = 2.0
+        self.bias = bias
+        self.name = "layer"
+
+
+def _layer():
+    return Layer(torch.ones(3))
+
+
+@case(
+    tags=["descriptors", "fullgraph"],
+    calls=[Call(T(3), Make(_layer))],
+    options=FULLGRAPH,
+    expect=one_graph("add", "mul", "add"),
+)
+def vars_keys_values_items_views(x, layer):
+    """`vars(obj).keys()` / `.values()` / `.items()`: views of the attributes, live (a
+    store after the view was taken is in it), for an input and for a new object."""
+    out = x + layer.bias
+    for _, v in vars(layer).items():
+        if isinstance(v, float):
+            out = out * v
+    fresh = Layer(x)
+    keys = vars(fresh).keys()
+    fresh.extra = 1.0
+    floats = [v for v in fresh.__dict__.values() if isinstance(v, float)]
+    return out + len(keys), sorted(vars(layer).keys()), "extra" in keys, floats

@@ -137,18 +137,60 @@ class InstanceDictVariable(VariableTracker):
     def truth(self, tx: InstructionTranslatorBase) -> bool:
         return bool(self._names(tx))
 
-    def method_items(self, tx: InstructionTranslatorBase) -> VariableTracker:
-        """The items, as a list iterator (what copying an object's state iterates)."""
-        from minidynamo.variables.lists import ListIteratorVariable, TupleVariable
+    def method_keys(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        return InstanceDictViewVariable(self, "keys")
 
-        items = [
-            TupleVariable([ConstantVariable(name), self.obj.generic_getattr(tx, name)])
-            for name in self._names(tx)
-        ]
-        return ListIteratorVariable(items)
+    def method_values(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        return InstanceDictViewVariable(self, "values")
+
+    def method_items(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        return InstanceDictViewVariable(self, "items")
 
     def method_len(self, tx: InstructionTranslatorBase) -> VariableTracker:
         return ConstantVariable(len(self._names(tx)))
 
     def unpack_var_sequence(self, tx: InstructionTranslatorBase) -> list[VariableTracker]:
         return [ConstantVariable(name) for name in self._names(tx)]
+
+
+class InstanceDictViewVariable(VariableTracker):
+    """``vars(obj).keys()``, ``.values()`` or ``.items()``: a live view, read from the
+    object's attributes (`InstanceDictVariable._names`) each time it is used, so a store
+    made after the view was taken is seen, as CPython's view sees it."""
+
+    def __init__(self, dict_vt: InstanceDictVariable, kind: str) -> None:
+        super().__init__()
+        self.dict_vt = dict_vt
+        self.kind = kind
+
+    def __repr__(self) -> str:
+        return f"InstanceDictViewVariable({self.kind})"
+
+    def python_type(self) -> type:
+        return type(getattr({}, self.kind)())
+
+    def unpack_var_sequence(self, tx: InstructionTranslatorBase) -> list[VariableTracker]:
+        from minidynamo.variables.lists import TupleVariable
+
+        names = self.dict_vt._names(tx)
+        if self.kind == "keys":
+            return [ConstantVariable(name) for name in names]
+        values = [self.dict_vt.obj.generic_getattr(tx, name) for name in names]
+        if self.kind == "values":
+            return values
+        return [TupleVariable([ConstantVariable(n), v]) for n, v in zip(names, values, strict=True)]
+
+    def method_iter(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        from minidynamo.variables.lists import ListIteratorVariable
+
+        return ListIteratorVariable(self.unpack_var_sequence(tx))
+
+    def method_len(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        return self.dict_vt.method_len(tx)
+
+    def method_contains(
+        self, tx: InstructionTranslatorBase, key: VariableTracker
+    ) -> VariableTracker:
+        if self.kind == "keys":
+            return self.dict_vt.method_contains(tx, key)
+        unimplemented(f"`in` on {self!r}")
