@@ -578,3 +578,22 @@ def defaultdict_argument_fills_missing_keys(x, groups):
     groups["a"].append(x + 1)
     groups["a"].append(x * 2)
     return len(groups["b"]), sorted(groups), groups["a"][0] + groups["a"][1]
+
+
+def _usage():
+    return collections.Counter(relu=2, gelu=1)
+
+
+@case(
+    tags=TAGS,
+    calls=[Call(T(3), Make(_usage)), Call(T(3), Make(_usage))],
+    options=FULLGRAPH,
+    expect=one_graph("mul", "add", "add"),
+)
+def counter_argument_read_and_counted(x, counts):
+    """A Counter given to the frame is traced as its items (its `update` counts, so the
+    changed items are put back with dict's own `clear` and `update`): `c[k]` of an absent
+    key is Counter.__missing__'s 0, `update` adds."""
+    counts["relu"] += 1
+    counts.update(["gelu", "silu"])
+    return x * counts["relu"] + sum(counts.values()) + counts["absent"], counts.most_common(1)

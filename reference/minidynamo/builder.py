@@ -101,6 +101,7 @@ from minidynamo.variables.user_dict import (
     UserDefinedDictVariable,
     dict_base,
     reads_items_as_base,
+    replay_class,
 )
 
 if TYPE_CHECKING:
@@ -439,6 +440,7 @@ class VariableBuilder:
             output.guards.add_alias(self.source, seen.source)
             return seen
         items = self.dict_items(value, DICT_BASES[dict_base(type(value))])  # type: ignore[index]
+        items.replay_class = replay_class(type(value))
         vt = UserDefinedDictVariable.existing(value, items)
         output.input_by_id[id(value)] = vt
         return vt

@@ -239,9 +239,14 @@ class SideEffects:
 
         def clear_and_update(contents: Emit, target: Emit) -> None:
             saved = _saved(codegen, contents)  # built before `clear` empties the target
+            owner = getattr(vt, "replay_class", None)
             for method, args in (("clear", []), ("update", [saved])):
-                target()
-                codegen.call_method(method, args)
+                if owner is None:
+                    target()
+                    codegen.call_method(method, args)
+                else:  # ``dict.update(counter, {...})``: past the class's own method
+                    codegen.load_builtin(owner)
+                    codegen.call_method(method, [target, *args])
                 codegen.extend([create_instruction("POP_TOP")])
 
         return Replay(

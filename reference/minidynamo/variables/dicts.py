@@ -145,6 +145,9 @@ class ConstDictVariable(VariableTracker):
     ) -> None:
         super().__init__(source=source)
         self._items = dict(items)
+        # The class whose `clear` and `update` replay changed items on the input (a
+        # Counter's are dict's), where not the object's own (side_effects.py).
+        self.replay_class: type | None = None
 
     @property
     def items(self) -> dict[Any, VariableTracker]:

@@ -40,18 +40,31 @@ def dict_base(cls: type) -> type | None:
     return next((base for base in cls.__mro__ if base in DICT_BASES), None)
 
 
-# What the guards, the item sources and the replay of changed items call on an object
-# given to the frame: the class must take them from its dict base.
-_BASE_READS_AND_REPLAY = ("keys", "values", "__getitem__", "clear", "update")
+# What the guards and the item sources call on an object given to the frame: the class
+# must take them from its dict base.
+_BASE_READS = ("keys", "values", "__getitem__")
+# What the replay of changed items calls: where a `dict` subclass overrides them
+# (Counter's counting `update`), the replay calls dict's own (`replay_class`).
+_BASE_REPLAY = ("clear", "update")
 
 
 def reads_items_as_base(cls: type) -> bool:
-    """`cls` derives from dict or OrderedDict and keeps the base's methods that read
-    and replace its items, so an object of it given to the frame is traced as its items."""
+    """`cls` derives from dict or OrderedDict and keeps the base's methods that read its
+    items (and, under OrderedDict, that replace them), so an object of it given to the
+    frame is traced as its items."""
     base = dict_base(cls)
-    return base is not None and all(
-        _owner_of(cls, name) in (base, dict) for name in _BASE_READS_AND_REPLAY
-    )
+    if base is None:
+        return False
+    names = _BASE_READS if base is dict else _BASE_READS + _BASE_REPLAY
+    return all(_owner_of(cls, name) in (base, dict) for name in names)
+
+
+def replay_class(cls: type) -> type | None:
+    """`dict` where `cls`, a dict subclass, overrides what the replay of its changed
+    items calls (``d.clear(); d.update(...)``), so the replay calls dict's C methods on
+    it instead; None where the object's own methods are dict's."""
+    overridden = any(_owner_of(cls, name) is not dict for name in _BASE_REPLAY)
+    return dict if dict_base(cls) is dict and overridden else None
 
 
 def _owner_of(cls: type, name: str) -> type | None:
