@@ -686,3 +686,38 @@ def super_getitem_of_global_dict_subclass(x):
     function did not make: the base's items, guarded by their keys (a new key
     recompiles)."""
     return ACTIVATIONS["gelu_tanh"](x) + ACTIVATIONS["relu"](x)
+
+
+class OpRegistry(type):
+    """A registry metaclass: its ``__new__`` files each class made under it by name."""
+
+    table: dict = {}
+
+    def __new__(mcs, name, bases, namespace):
+        cls = super().__new__(mcs, name, bases, namespace)
+        mcs.table[name.lower()] = cls
+        return cls
+
+
+class RegisteredOp(metaclass=OpRegistry):
+    def __init__(self, scale=1.0):
+        self.scale = scale
+
+    def __call__(self, x):
+        return x * self.scale
+
+
+class RegisteredNeg(RegisteredOp):
+    def __call__(self, x):
+        return -x * self.scale
+
+
+@case(
+    tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul", "neg", "mul", "add")
+)
+def class_of_registry_metaclass_instantiated(x):
+    """``Registry.table[name](...)``: a class whose metaclass has its own ``__new__`` but
+    type's ``__call__`` makes its instances as any class does."""
+    scaled = OpRegistry.table["registeredop"](2.0)
+    neg = OpRegistry.table["registeredneg"](3.0)
+    return scaled(x) + neg(x), type(neg).__name__, isinstance(neg, RegisteredOp)

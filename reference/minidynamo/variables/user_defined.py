@@ -47,7 +47,9 @@ def plain_class_problem(cls: type) -> str | None:
     from minidynamo.trace_rules import is_traced_module
     from minidynamo.variables.user_dict import DICT_BASES, dict_base
 
-    if type(cls) not in (type, abc.ABCMeta):  # ABCMeta only adds isinstance checks
+    # `cls(...)` runs the metaclass's __call__: type's makes the object as for any class
+    # (a registry metaclass's __new__/__init__ ran when the class was made).
+    if inspect.getattr_static(type(cls), "__call__", None) is not type.__call__:
         return f"metaclass {type(cls).__qualname__}"
     for base in cls.__mro__[:-1]:  # `object` last
         # No behaviour of their own for an instance (typing.Generic: subscription of the
