@@ -794,3 +794,28 @@ def lru_cache_made_in_the_function_breaks(x):
         return n * n
 
     return y * square(3) + square(3)
+
+
+import inspect  # noqa: E402  (appended: the cases above keep their line numbers)
+
+
+def _scale_by_two(t):
+    return t * 2
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3), _scale_by_two), Call(T(3), torch.neg)],
+    options=FULLGRAPH,
+    expect=Expect(frames=2, graphs=2, ops=[["mul", "add"], ["torch.neg", "sub"]]),
+)
+def inspect_predicates_pick_a_path(x, fn):
+    """``inspect.isfunction(fn)`` and its kin are isinstance checks, traced (as Dynamo
+    traces them): a Python function and a builtin take different paths."""
+    if inspect.isfunction(fn) and not inspect.isclass(fn):
+        y = fn(x) + 1
+    elif inspect.isroutine(fn):
+        y = fn(x) - 1
+    else:
+        y = x
+    return y, inspect.ismodule(torch), inspect.ismethod(x.add), inspect.isbuiltin(len)

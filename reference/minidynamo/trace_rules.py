@@ -385,9 +385,20 @@ def is_singledispatch(fn: types.FunctionType) -> bool:
 
 
 # Library functions traced like user code, outside the modules of INLINE_MODULES: the
-# context manager torch.func's grad enters (undecorated: the generator function).
+# context manager torch.func's grad enters (undecorated: the generator function); and
+# inspect's predicates on an object's kind (isinstance checks), which Dynamo, tracing the
+# whole standard library, inlines.
 INLINE_FUNCTIONS: frozenset[Callable] = frozenset(
-    {torch.autograd.graph.disable_saved_tensors_hooks.__wrapped__}  # type: ignore[attr-defined]
+    {
+        torch.autograd.graph.disable_saved_tensors_hooks.__wrapped__,  # type: ignore[attr-defined]
+        inspect.isbuiltin,
+        inspect.isclass,
+        inspect.isfunction,
+        inspect.ismethod,
+        inspect.ismethoddescriptor,
+        inspect.ismodule,
+        inspect.isroutine,
+    }
 )
 
 # Torch modules whose private Python helpers (`F._none_or_dtype(mask)`, which returns the
