@@ -721,7 +721,7 @@ def itertools_tee_pairwise_idiom(x):
 # Appended after the cases above, whose source lines their goldens name.
 import re  # noqa: E402
 
-from conformance.spec import Expect  # noqa: E402
+from conformance.spec import Expect, Make  # noqa: E402
 
 LAYER_NAME = re.compile(r"(\w+)\.(\d+)")
 
@@ -819,3 +819,25 @@ def inspect_predicates_pick_a_path(x, fn):
     else:
         y = x
     return y, inspect.ismodule(torch), inspect.ismethod(x.add), inspect.isbuiltin(len)
+
+
+import weakref  # noqa: E402  (appended: the cases above keep their line numbers)
+
+
+def _scaler_ref():
+    return weakref.ref(_scale_by_two)
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(3), Make(_scaler_ref)), Call(T(3), Make(_scaler_ref))],
+    options=FULLGRAPH,
+    expect=one_graph("mul", "add"),
+)
+def weakref_argument_called(x, ref):
+    """A `weakref.ref` given to the frame: calling it is its referent, guarded through
+    ``L['ref']()`` (None once the object is gone), as Dynamo does."""
+    fn = ref()
+    if fn is None:
+        return x
+    return fn(x) + 1

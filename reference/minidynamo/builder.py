@@ -12,6 +12,7 @@ import inspect
 import operator
 import os
 import types
+import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +33,7 @@ from minidynamo.source import (
     LocalSource,
     NumpyTensorSource,
     TupleIteratorGetItemSource,
+    WeakRefCallSource,
     placeholder_name,
     tuple_iterator_items,
 )
@@ -85,6 +87,7 @@ from minidynamo.variables.misc import (
     PythonModuleVariable,
     SettingsObjectVariable,
     SingleDispatchVariable,
+    WeakRefVariable,
 )
 from minidynamo.variables.nn_module import NNModuleVariable
 from minidynamo.variables.numpy import NumpyNdarrayVariable, NumpyVariable
@@ -628,6 +631,16 @@ class VariableBuilder:
         output.input_by_id[id(value)] = vt
         return vt
 
+    def wrap_weakref(self, value: weakref.ref) -> VariableTracker:
+        """A weak reference (not a subclass: WeakMethod's call differs): its referent is
+        read through ``source()`` when it is called."""
+        if type(value) is not weakref.ref or self.source is None:
+            return self.wrap_object(value)
+        if self.guards is not None:
+            self.guards.add_type_match(self.source, value)
+        referent = self.child(WeakRefCallSource)(value())
+        return WeakRefVariable(referent, source=self.source)
+
     def wrap_object(self, value: object) -> VariableTracker:
         # A torch.jit.script/trace function: its Python original (looked up only for
         # them: wrapped_by reads three attributes statically).
@@ -719,6 +732,7 @@ _WRAPPERS: list[
     (types.MethodType, VariableBuilder.wrap_method),
     (types.GeneratorType, VariableBuilder.wrap_generator),
     (type, VariableBuilder.wrap_type),
+    (weakref.ref, VariableBuilder.wrap_weakref),
 ]
 
 

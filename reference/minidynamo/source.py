@@ -224,6 +224,23 @@ class FloatTensorSource(ChainedSource):
         codegen.call(1)
 
 
+@dataclasses.dataclass(frozen=True)
+class WeakRefCallSource(ChainedSource):
+    """``base()``: the object a weak reference input refers to (None once it is gone)."""
+
+    @property
+    def _name_template(self) -> str:
+        return "{0}()"
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        from minidynamo.bytecode import add_push_null
+
+        start = len(codegen.instructions)
+        self.base.reconstruct(codegen)
+        codegen.instructions[start:] = add_push_null(codegen.instructions[start:])
+        codegen.call(0)
+
+
 def placeholder_name(source: Source) -> str:
     """The FX placeholder name of a graph input: ``L['l'][0]`` -> ``l_l_0_``; an
     ndarray's tensor view, and a float's tensor, is named after the value (``l_a_``)."""

@@ -1,5 +1,5 @@
 """Small VariableTrackers: the NULL of the call protocol, bound attributes, closure
-cells, Python modules and `os.environ`."""
+cells, Python modules, `os.environ` and weak references."""
 
 from __future__ import annotations
 
@@ -272,3 +272,31 @@ class SingleDispatchVariable(VariableTracker):
             unimplemented(f"{self.value.__qualname__}() without a positional argument")
         impl = self.value.dispatch(args[0].python_type())
         return VariableBuilder(tx, None)(impl).call_function(tx, args, kwargs)
+
+
+class WeakRefVariable(VariableTracker):
+    """A `weakref.ref` given to the frame: calling it is its referent, read through
+    `WeakRefCallSource` (``L['r']()``) and guarded as any input (None once it is gone),
+    as Dynamo's WeakRefVariable."""
+
+    def __init__(self, referent: VariableTracker, *, source: Source | None = None) -> None:
+        super().__init__(source=source)
+        self.referent = referent
+
+    def __repr__(self) -> str:
+        return f"WeakRefVariable({self.referent!r})"
+
+    def python_type(self) -> type:
+        import weakref
+
+        return weakref.ref
+
+    def call_function(
+        self,
+        tx: InstructionTranslatorBase,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        if args or kwargs:
+            unimplemented("a weak reference called with arguments (eager raises)")
+        return self.referent
