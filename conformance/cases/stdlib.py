@@ -841,3 +841,19 @@ def weakref_argument_called(x, ref):
     if fn is None:
         return x
     return fn(x) + 1
+
+
+_HEAD = torch.nn.Linear(3, 3)
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(2, 3))],
+    options=FULLGRAPH,
+    expect=one_graph("torch._C._nn.linear"),
+)
+def weakref_made_and_called(x):
+    """``weakref.ref(module)`` made in the function: calling it is the module; a weak
+    reference returned is rebuilt as ``weakref.ref(obj)``."""
+    ref = weakref.ref(_HEAD)
+    return ref()(x), isinstance(ref, weakref.ref), ref() is _HEAD

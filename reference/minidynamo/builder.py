@@ -87,6 +87,7 @@ from minidynamo.variables.misc import (
     PythonModuleVariable,
     SettingsObjectVariable,
     SingleDispatchVariable,
+    WeakRefClassVariable,
     WeakRefVariable,
 )
 from minidynamo.variables.nn_module import NNModuleVariable
@@ -583,6 +584,8 @@ class VariableBuilder:
             return GradModeClassVariable(value, source=self.source)
         if value in TORCH_MANAGERS:
             return TorchManagerClassVariable(value, source=self.source)
+        if value is weakref.ref:
+            return WeakRefClassVariable(source=self.source)
         if value in trace_rules.REFUSED_CLASSES:
             gb_id, reason = trace_rules.REFUSED_CLASSES[value]
             return SkipFunctionVariable(value, reason, gb_id, source=self.source)

@@ -275,9 +275,10 @@ class SingleDispatchVariable(VariableTracker):
 
 
 class WeakRefVariable(VariableTracker):
-    """A `weakref.ref` given to the frame: calling it is its referent, read through
-    `WeakRefCallSource` (``L['r']()``) and guarded as any input (None once it is gone),
-    as Dynamo's WeakRefVariable."""
+    """A `weakref.ref`: calling it is its referent. One given to the frame reads the
+    referent through `WeakRefCallSource` (``L['r']()``), guarded as any input (None once
+    it is gone), as Dynamo's WeakRefVariable; one made in the trace is rebuilt as
+    ``weakref.ref(referent)``."""
 
     def __init__(self, referent: VariableTracker, *, source: Source | None = None) -> None:
         super().__init__(source=source)
@@ -300,3 +301,39 @@ class WeakRefVariable(VariableTracker):
         if args or kwargs:
             unimplemented("a weak reference called with arguments (eager raises)")
         return self.referent
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        if self.source is not None:
+            super().reconstruct(codegen)
+            return
+        import weakref
+
+        codegen.load_installed("__import_weakref_ref", weakref.ref, push_null=True)
+        codegen(self.referent)
+        codegen.call(1)
+
+
+class WeakRefClassVariable(VariableTracker):
+    """`weakref.ref` itself: ``weakref.ref(obj)`` without a callback is a
+    `WeakRefVariable` of the object."""
+
+    def __repr__(self) -> str:
+        return "WeakRefClassVariable"
+
+    def python_type(self) -> type:
+        return type
+
+    def as_python_constant(self) -> Any:
+        import weakref
+
+        return weakref.ref
+
+    def call_function(
+        self,
+        tx: InstructionTranslatorBase,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        if len(args) != 1 or kwargs:
+            unimplemented("weakref.ref() with a callback")
+        return WeakRefVariable(args[0])
