@@ -14,6 +14,7 @@ attributes (kept here too, so that the trace reads them back).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -242,12 +243,10 @@ class SideEffects:
             owner = getattr(vt, "replay_class", None)
             for method, args in (("clear", []), ("update", [saved])):
                 if owner is None:
-                    target()
-                    codegen.call_method(method, args)
+                    _call_discarding(codegen, target, method, args)
                 else:  # ``dict.update(counter, {...})``: past the class's own method
-                    codegen.load_builtin(owner)
-                    codegen.call_method(method, [target, *args])
-                codegen.extend([create_instruction("POP_TOP")])
+                    receiver = functools.partial(codegen.load_builtin, owner)
+                    _call_discarding(codegen, receiver, method, [target, *args])
 
         return Replay(
             [lambda: vt.reconstruct_contents(codegen), lambda: source.reconstruct(codegen)],
@@ -275,17 +274,13 @@ class SideEffects:
             unimplemented_paused(vt)  # type: ignore[arg-type]
 
         def close(target: Emit) -> None:
-            target()
-            codegen.call_method("close", [])
-            codegen.extend([create_instruction("POP_TOP")])
+            _call_discarding(codegen, target, "close", [])
 
         return Replay([lambda: vt.source.reconstruct(codegen)], close)
 
     def _replay_hook(self, codegen: PyCodegen, tensor: VariableTracker, hook: Any) -> Replay:
         def register(target: Emit, function: Emit) -> None:
-            target()
-            codegen.call_method("register_hook", [function])
-            codegen.extend([create_instruction("POP_TOP")])
+            _call_discarding(codegen, target, "register_hook", [function])
 
         return Replay([lambda: tensor.source.reconstruct(codegen), lambda: codegen(hook)], register)
 
@@ -363,6 +358,13 @@ def _shared_owner(value: type | types.ModuleType | types.FunctionType | dict) ->
     """A module is keyed by its namespace: the globals of the functions defined in it."""
     namespace = vars(value) if isinstance(value, types.ModuleType) else value
     return ("shared", id(namespace))
+
+
+def _call_discarding(codegen: PyCodegen, receiver: Emit, method: str, args: list[Emit]) -> None:
+    """``receiver.method(*args)`` as a statement: its result is popped."""
+    receiver()
+    codegen.call_method(method, args)
+    codegen.extend([create_instruction("POP_TOP")])
 
 
 def _saved(codegen: PyCodegen, emit: Emit) -> Emit:
