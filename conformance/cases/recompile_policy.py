@@ -995,3 +995,29 @@ def grad_mode_change_recompiles(x):
     guard), though the trace never reads it: a call under no_grad compiles again, and the
     next call with grad enabled reuses the first entry."""
     return x * 2
+
+
+def _float32_default() -> None:
+    torch.set_default_dtype(torch.float32)
+
+
+def _float64_default() -> None:
+    torch.set_default_dtype(torch.float64)
+
+
+@case(
+    tags=["recompiles", "guards"],
+    calls=[
+        Call(T(3), before=_float32_default),
+        Call(T(3), before=_float64_default),
+        Call(T(3), before=_float32_default),
+    ],
+    expect=Expect(frames=2, graphs=2, recompiles=["GLOBAL_STATE changed: default_dtype"]),
+)
+def default_dtype_change_recompiles(x):
+    """The default dtype is part of every frame's global state guard: ``torch.ones(3)``
+    of the trace assumed float32, and the branch on its dtype was taken at trace time, so
+    a call after ``torch.set_default_dtype(torch.float64)`` compiles again (before: the
+    float32 graph ran again and returned x * 2 where eager returns x * 3)."""
+    ones = torch.ones(3)
+    return x * (2 if ones.dtype == torch.float32 else 3) + ones.sum()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import inspect
 import math
 import re
@@ -38,6 +39,15 @@ from minidynamo.source import (
     tuple_iterator_getitem,
     tuple_iterator_len,
 )
+
+# The parts of the process-wide state every frame is guarded on (Dynamo's GLOBAL_STATE
+# guard; its names, as a recompile prints them).
+GLOBAL_STATE_PARTS: dict[str, Callable[[], object]] = {
+    "grad_mode": torch.is_grad_enabled,
+    "default_dtype": torch.get_default_dtype,
+    "deterministic_algorithms": torch.are_deterministic_algorithms_enabled,
+    "autocast(cpu)_enabled": functools.partial(torch.is_autocast_enabled, "cpu"),
+}
 
 # The order a check function evaluates guards in: type and identity checks (cheap, and
 # they make the later reads safe), then values, then the tensors (one C call), then the
@@ -293,17 +303,21 @@ class GuardSet:
             TYPE,
         )
 
-    def add_global_state(self, grad_enabled: bool) -> None:
-        """The global state of every frame's entry (Dynamo's GLOBAL_STATE guard, of which
-        the grad mode is modelled): a call under `torch.no_grad()` of a frame compiled
-        with grad enabled recompiles, even where the trace never asked for the mode."""
-        self._add(
-            None,
-            "GLOBAL_STATE changed: grad_mode",
-            f"{self._bind(torch.is_grad_enabled)}() is {grad_enabled}",
-            TYPE,
-            ambient=True,
-        )
+    def add_global_state(self) -> None:
+        """The global state of every frame's entry (Dynamo's GLOBAL_STATE guard): the
+        grad mode, the default dtype, deterministic algorithms and CPU autocast, as they
+        are now. A call under `torch.no_grad()` of a frame compiled with grad enabled
+        recompiles, even where the trace never asked for the mode; so does one after
+        `torch.set_default_dtype`, whose dtype a ``torch.ones(n)`` of the trace assumed.
+        One guard per part, so that a recompile names the part that changed."""
+        for part, query in GLOBAL_STATE_PARTS.items():
+            self._add(
+                None,
+                f"GLOBAL_STATE changed: {part}",
+                f"{self._bind(query)}() == {self._bind(query())}",
+                TYPE,
+                ambient=True,
+            )
 
     def add_torch_function_enabled(self, enabled: bool) -> None:
         """Whether tensor subclasses' ``__torch_function__`` is asked when the frame is

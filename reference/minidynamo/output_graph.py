@@ -164,7 +164,7 @@ class OutputGraph:
         self.temp_count = 0
         self.real_cells: dict[int, CellVariable] = {}  # by id(cell); each keeps its cell alive
         self.initial_grad_mode = torch.is_grad_enabled()  # the frame's, when the graph starts
-        self.guards.add_global_state(self.initial_grad_mode)
+        self.guards.add_global_state()
         # The frame's, which `torch.set_default_dtype` in the trace changes for its rest.
         self.initial_default_dtype = torch.get_default_dtype()
         self.instructions_run = 0  # by this trace, inlined functions included (the budget)

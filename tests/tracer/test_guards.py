@@ -162,10 +162,17 @@ def test_guard_text_in_seed_style():
     minidynamo.compile(lambda x, b, items: x * len(b) * items[0])(torch.randn(4, 3), "Hi", [2])
     (entry,) = convert_frame.cache_entries(convert_frame.cached_codes()[0])
     # Dynamo's order: locals by the length of their name, then the name; a source's own
-    # guards before those of the sources reached from it. The ambient grad-mode guard,
-    # not printed, comes first.
-    assert entry.check_fn.guards[0].text == "GLOBAL_STATE changed: grad_mode"
-    assert [guard.text for guard in entry.check_fn.guards[1:]] == [
+    # guards before those of the sources reached from it. The ambient global-state guards,
+    # not printed, come first.
+    ambient = [guard.text for guard in entry.check_fn.guards if guard.ambient]
+    assert entry.check_fn.guards[: len(ambient)] == [g for g in entry.check_fn.guards if g.ambient]
+    assert ambient == [
+        "GLOBAL_STATE changed: grad_mode",
+        "GLOBAL_STATE changed: default_dtype",
+        "GLOBAL_STATE changed: deterministic_algorithms",
+        "GLOBAL_STATE changed: autocast(cpu)_enabled",
+    ]
+    assert [guard.text for guard in entry.check_fn.guards[len(ambient) :]] == [
         "___check_type_id(L['b'], str)",
         "L['b'] == 'Hi'",
         "check_tensor(L['x'], torch.float32, device=cpu, requires_grad=False, size=[4, 3], "
