@@ -145,3 +145,28 @@ def global_function_of_torch(x):
 @case(tags=["globals"], calls=[Call(T(3))], expect=one_graph(".to", "add"))
 def dtype_from_torch_module(x):
     return x.to(dtype=torch.float64) + 1
+
+
+import types  # noqa: E402  (appended: the cases above keep their line numbers)
+
+RUNTIME_CONFIG = types.ModuleType("runtime_config")  # a module made at run time: no file
+
+
+def _runtime_scale_two() -> None:
+    RUNTIME_CONFIG.SCALE = 2
+
+
+def _runtime_scale_five() -> None:
+    RUNTIME_CONFIG.SCALE = 5
+
+
+@case(
+    tags=["globals", "recompiles"],
+    calls=[Call(T(3), before=_runtime_scale_two), Call(T(3), before=_runtime_scale_five)],
+    expect=Expect(frames=2, graphs=2, recompiles=["G['RUNTIME_CONFIG'].SCALE == 2"]),
+)
+def runtime_module_attribute_changed(x):
+    """A module made with ``types.ModuleType`` has no file, as a built-in module: its
+    attributes are still the program's, guarded (before: taken as a library's constant,
+    the second call returned x * 2 where eager returns x * 5)."""
+    return x * RUNTIME_CONFIG.SCALE

@@ -657,8 +657,17 @@ HIGHER_ORDER_OPS: dict[Callable, str] = {
 
 
 def is_library_module(module: types.ModuleType) -> bool:
+    """Of the interpreter or a library. One without a file is a built-in module, a part
+    of a library package's C code (`torch._C._nn`), or one a program made at run time
+    (``types.ModuleType("cfg")``): only the last is the user's, its attributes guarded."""
     filename = getattr(module, "__file__", None)
-    return filename is None or is_library_file(filename)
+    if filename is not None:
+        return is_library_file(filename)
+    name = getattr(module, "__name__", "")
+    if name in sys.builtin_module_names:
+        return True
+    package = sys.modules.get(name.partition(".")[0])
+    return package is not None and package is not module and is_library_module(package)
 
 
 def is_traced_module(module: types.ModuleType) -> bool:
