@@ -317,3 +317,31 @@ def struct_sequence_argument_unpacked(r, x):
     read by name."""
     values, indices = r
     return r.values * x + indices, r.indices.sum(), len(r)
+
+
+def _scale_unset() -> None:
+    os.environ.pop("CONFORMANCE_SCALE_BETWEEN_CALLS", None)
+
+
+def _scale_set() -> None:
+    os.environ["CONFORMANCE_SCALE_BETWEEN_CALLS"] = "5"
+
+
+@case(
+    tags=[*TAGS, "recompiles", "dynamo-divergence"],
+    calls=[
+        Call(T(3), before=_scale_unset),
+        Call(T(3), before=_scale_set),
+        Call(T(3), before=_scale_unset),
+    ],
+    expect=Expect(
+        frames=2,
+        graphs=2,
+        recompiles=["G['os'].environ.get('CONFORMANCE_SCALE_BETWEEN_CALLS') == None"],
+    ),
+)
+def environ_variable_set_between_calls(x):
+    """An environment variable read in the function is guarded on its value: set between
+    calls, the function compiles again and reads it (Dynamo folds the read unguarded and
+    returns x * 2 again)."""
+    return x * int(os.environ.get("CONFORMANCE_SCALE_BETWEEN_CALLS", "2"))

@@ -17,6 +17,7 @@ import dataclasses
 import functools
 import inspect
 import math
+import os
 import re
 import types
 from collections.abc import Callable, Iterator
@@ -345,6 +346,16 @@ class GuardSet:
         """The object at `source` has (or has not) the instance attribute `name`."""
         text = f"hasattr({source.name}, {name!r})"
         self._add(source, text if present else f"not {text}", text if present else f"not {text}")
+
+    def add_environ_read(self, source: Source, key: str | None) -> None:
+        """`os.environ` (at `source`) has, for `key`, the value it has now (None: unset);
+        with no key, as many variables as now. Dynamo folds these reads unguarded: a
+        variable set between calls would go unseen."""
+        if key is None:
+            text = f"len({source.name}) == {len(os.environ)}"
+        else:
+            text = f"{source.name}.get({key!r}) == {os.environ.get(key)!r}"
+        self._add(source, text, text)
 
     def add_key_presence(self, source: Source, key: str, present: bool) -> None:
         """The mapping at `source` has (or has not) the key `key`."""

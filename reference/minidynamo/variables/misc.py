@@ -210,7 +210,8 @@ class SettingsObjectVariable(VariableTracker):
 
 class EnvironVariable(VariableTracker):
     """`os.environ`, read only: lookups are answered now from the process's environment
-    (not guarded, as in Dynamo); writing to it is not modelled."""
+    and guarded on the variables read (Dynamo does not guard them: a variable set
+    between calls is not seen there); writing to it is not modelled."""
 
     READ_METHODS = frozenset({"get", "__getitem__", "__contains__", "__len__"})
 
@@ -242,6 +243,10 @@ class EnvironVariable(VariableTracker):
             unimplemented(f"os.environ.{name}()")
         values = [arg.as_python_constant() for arg in args]
         kwvalues = {key: arg.as_python_constant() for key, arg in kwargs.items()}
+        if self.source is not None and name == "__len__":
+            tx.output.guards.add_environ_read(self.source, None)
+        elif self.source is not None and values and isinstance(values[0], str):
+            tx.output.guards.add_environ_read(self.source, values[0])
         return fold(getattr(self.value, name), values, kwvalues)
 
 
