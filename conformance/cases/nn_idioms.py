@@ -665,3 +665,23 @@ def multihead_attention_float_mask():
     """torch.nn.functional's private helpers are traced (as Dynamo inlines torch.nn's
     Python functions), not recorded as graph calls: one graph, no break at the dtype."""
     return CausalSelfAttention()
+
+
+PRE_HOOKED = nn.Identity()
+PRE_HOOKED.register_forward_hook(lambda module, args, out: out + 1)
+
+
+def _add_pre_hook() -> None:
+    PRE_HOOKED.register_forward_pre_hook(lambda module, args: (args[0] * 3,))
+
+
+@case(
+    tags=["nn-idioms", "nn-module", "recompiles"],
+    calls=[Call(T(3)), Call(T(3), before=_add_pre_hook)],
+    expect=Expect(frames=2, graphs=2),
+)
+def forward_pre_hook_added_beside_forward_hook(x):
+    """A module that has a forward hook has both of its hook dicts guarded: a pre-hook
+    registered between calls is run (before: the second call returned x + 1 where eager
+    returns 3x + 1)."""
+    return PRE_HOOKED(x)

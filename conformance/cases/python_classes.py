@@ -721,3 +721,41 @@ def class_of_registry_metaclass_instantiated(x):
     scaled = OpRegistry.table["registeredop"](2.0)
     neg = OpRegistry.table["registeredneg"](3.0)
     return scaled(x) + neg(x), type(neg).__name__, isinstance(neg, RegisteredOp)
+
+
+class Activation:
+    """Functions read from the class, replaced between calls (as a plugin patches them)."""
+
+    @staticmethod
+    def act(x):
+        return x + 1
+
+    def plain(x):  # noqa: N805  (read from the class: a plain function)
+        return x * 2
+
+
+def _original_activation() -> None:
+    Activation.act = staticmethod(lambda x: x + 1)
+    Activation.plain = lambda x: x * 2
+
+
+def _replaced_activation() -> None:
+    Activation.act = staticmethod(lambda x: x * 10)
+    Activation.plain = lambda x: x - 3
+
+
+@case(
+    tags=["python-semantics", "guards", "recompiles"],
+    calls=[
+        Call(T(3), before=_original_activation),
+        Call(T(3), before=_replaced_activation),
+        Call(T(3), before=_original_activation),
+    ],
+    expect=Expect(frames=2, graphs=2),
+)
+def class_functions_replaced_between_calls(x):
+    """A staticmethod and a plain function read from a user class are guarded (by
+    their code), so replacing them on the class compiles again (before: the first graph
+    ran again and returned the old functions' result); the originals' code back, the
+    first graph serves again."""
+    return Activation.act(x) + Activation.plain(x)

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 _REGISTRIES = ("_parameters", "_buffers", "_modules")
 _BACKWARD_HOOKS = ("_backward_hooks", "_backward_pre_hooks")
 _GLOBAL_BACKWARD_HOOKS = ("_global_backward_hooks", "_global_backward_pre_hooks")
+_FORWARD_HOOKS = ("_forward_pre_hooks", "_forward_hooks")
 _SLICEABLE = (torch.nn.ModuleList.__getitem__, torch.nn.Sequential.__getitem__)
 
 # Iterating a module's members: each query, its named form and the registry its members
@@ -266,14 +267,16 @@ class NNModuleVariable(UserDefinedObjectVariable):
         self, tx: InstructionTranslatorBase, name: str, with_kwargs: str
     ) -> list[VariableTracker]:
         """(hook, takes kwargs) pairs of the global hook dict `name`, then the module's,
-        in the order `_call_impl` runs them; each non-empty dict's keys are guarded."""
+        in the order `_call_impl` runs them. Where the owner (the module, or torch's
+        global hooks) has forward hooks of either kind, the keys of both dicts are
+        guarded, the empty one too: a pre-hook added beside a forward hook is seen."""
         from minidynamo.builder import VariableBuilder
 
         hooks_module = torch.nn.modules.module
         pairs: list[VariableTracker] = []
         for owner, prefix in ((hooks_module, "_global"), (self.value, "")):
             table = getattr(owner, prefix + name)
-            if not table:
+            if not any(getattr(owner, prefix + kind) for kind in _FORWARD_HOOKS):
                 continue
             if owner is hooks_module:
                 base = GlobalSource(tx.output.install_import(owner, hooks_module.__name__))

@@ -27,7 +27,7 @@ from minidynamo.bytecode import create_dup_top, create_instruction, create_swap
 from minidynamo.exc import ObservedException, unimplemented
 from minidynamo.side_effects import DELETED
 from minidynamo.source import AttrSource
-from minidynamo.trace_rules import is_namedtuple
+from minidynamo.trace_rules import is_library_file, is_namedtuple
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.constant import ConstantVariable
 from minidynamo.variables.descriptors import MethodDescriptorVariable, is_method_descriptor
@@ -154,18 +154,22 @@ def wrap_class_attribute(
     from minidynamo.builder import VariableBuilder
     from minidynamo.variables.functions import UserFunctionVariable, UserMethodVariable
 
-    if isinstance(attr, staticmethod):
-        return VariableBuilder(tx, None)(attr.__func__)
+    if isinstance(attr, staticmethod):  # guarded: `cls.name` is the function itself
+        return VariableBuilder(tx, _program_code(attr.__func__, source))(attr.__func__)
     if isinstance(attr, classmethod):
         cls_vt = (
             owner
             if isinstance(owner, UserDefinedClassVariable)
             else VariableBuilder(tx, None)(owner.python_type())
         )
-        return UserMethodVariable(UserFunctionVariable(attr.__func__), cls_vt)
+        function = UserFunctionVariable(attr.__func__)
+        if isinstance(owner, UserDefinedClassVariable) and source is not None:
+            function_source = _program_code(attr.__func__, AttrSource(source, "__func__"))
+            function = VariableBuilder(tx, function_source)(attr.__func__)
+        return UserMethodVariable(function, cls_vt)
     if isinstance(attr, types.FunctionType):
-        if isinstance(owner, UserDefinedClassVariable):
-            return UserFunctionVariable(attr)
+        if isinstance(owner, UserDefinedClassVariable):  # guarded: `cls.name` is it
+            return VariableBuilder(tx, _program_code(attr, source))(attr)
         return UserMethodVariable(UserFunctionVariable(attr), owner)
     if isinstance(attr, property) and not isinstance(owner, UserDefinedClassVariable):
         if attr.fget is None:
@@ -194,6 +198,14 @@ def wrap_class_attribute(
     if hasattr(type(attr), "__get__"):
         unimplemented(f"descriptor of type {type(attr).__name__}")
     return VariableBuilder(tx, source)(attr)
+
+
+def _program_code(function: object, source: Source | None) -> Source | None:
+    """`source` for a function of the program's own code, read from its class: it is
+    guarded, as a program may replace it between calls (``Cls.helper = other``); None
+    for library code (a namedtuple's ``_make``), taken as fixed."""
+    code = getattr(function, "__code__", None)
+    return source if code is not None and not is_library_file(code.co_filename) else None
 
 
 def read_cached_property(
