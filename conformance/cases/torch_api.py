@@ -942,3 +942,23 @@ def pad_to_multiple_with_math_ceil(x):
     Dynamo, so the third size reuses the graph (the float was guarded on its value)."""
     n = math.ceil(x.shape[0] / 4)
     return torch.cat([x, x.new_zeros(n * 4 - x.shape[0])])
+
+
+@case(
+    tags=["torch-api", "fullgraph"],
+    calls=[Call(T(2, 3))],
+    options=FULLGRAPH,
+    expect=one_graph(
+        "torch.empty", "torch._C._set_grad_enabled", ".fill_", "torch._C._set_grad_enabled",
+        "torch.empty", "torch._C._set_grad_enabled", ".zero_", "torch._C._set_grad_enabled",
+        "matmul", "add",
+    ),
+)
+def nn_init_fills_a_new_tensor(x):
+    """`torch.nn.init.constant_` / `zeros_` on tensors the function made: torch.nn.init
+    is traced (its fill under `torch.no_grad()` is `_set_grad_enabled` nodes around
+    `.fill_`), as Dynamo inlines torch.nn; it was one opaque `torch.nn.init.constant_`
+    node."""
+    w = torch.nn.init.constant_(torch.empty(3, 3), 0.5)
+    b = torch.nn.init.zeros_(torch.empty(3))
+    return x @ w + b

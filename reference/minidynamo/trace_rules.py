@@ -323,6 +323,7 @@ INLINE_MODULES: tuple[str, ...] = (
     # `torch._dynamo.is_compiling()` (named, never imported here): it asks
     # torch.compiler.is_compiling(), True in the trace
     "torch._dynamo.external_utils",
+    "torch.nn.init",  # in-place fills under no_grad, fans computed from the sizes
     "torch.nn.modules",
     "torch.nn.utils",
     "torch.utils._foreach_utils",  # clip_grad_norm_'s grouping of tensors by device
