@@ -435,3 +435,25 @@ def numpy_force_of_tensor_requiring_grad(x):
     """`t.numpy(force=True)` of a tensor that requires grad detaches and moves to the
     CPU in the graph, as Dynamo's method_numpy (it raised: numpy() of a grad tensor)."""
     return (x * 2).numpy(force=True) + 1
+
+
+_SCALAR_CONSTANT_OPS = [
+    ".view_as", "wrapped_float64", "wrapped_add", "torch.as_tensor",
+    "wrapped_int64", "wrapped_maximum", "torch.as_tensor",
+]  # fmt: skip
+
+
+@case(
+    tags=["numpy", "fullgraph"],
+    calls=[Call(T(3)), Call(T(3, dtype=torch.int32))],
+    options={"fullgraph": True},
+    expect=Expect(frames=2, graphs=2, ops=[_SCALAR_CONSTANT_OPS, _SCALAR_CONSTANT_OPS]),
+)
+def numpy_scalar_constant_keeps_its_dtype(x):
+    """`a + np.float64(1.0)` of a float32 array is float64 in NumPy 2 (a NumPy scalar
+    promotes as an array of its type, NEP 50), and `a + np.int64(1)` of an int32 one is
+    int64: the scalar is the graph's 0-dim array of its type (``wrapped_float64(1.0)``),
+    as Dynamo records it; its bare number promoted weakly, and the result kept the
+    array's dtype (float32, int32)."""
+    a = x.numpy()
+    return torch.from_numpy(a + np.float64(1.0)), torch.from_numpy(np.maximum(a, np.int64(0)))

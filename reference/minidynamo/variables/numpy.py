@@ -284,6 +284,23 @@ def call_numpy(
     return as_ndarray(result, scalar=scalar, known=known)
 
 
+def typed_scalar_operand(tx: InstructionTranslatorBase, vt: VariableTracker) -> VariableTracker:
+    """A NumPy scalar constant operand of an array operation (`a + np.float64(1.0)`):
+    the graph's 0-dim array of its type (``wrapped_float64(1.0)``), as Dynamo records it.
+    The bare number would promote as a Python number does, weakly (NEP 50): a float32
+    array plus np.float64 is float64 in NumPy. Any other operand stays as it is."""
+    if not (isinstance(vt, ConstantVariable) and isinstance(vt.value, np.generic)):
+        return vt
+    value = vt.value
+    counterpart = trace_rules.torch_numpy_counterpart(type(value))
+    if counterpart is None:
+        return vt
+    result = tx.output.call(tx, "call_function", function_wrapper(counterpart), [vt])
+    return NumpyNdarrayVariable(
+        result.proxy, result.example_value, scalar=value, guard_value=lambda: None
+    )
+
+
 def call_numpy_operator(
     tx: InstructionTranslatorBase, fn: Callable, args: list[VariableTracker]
 ) -> VariableTracker:
@@ -306,6 +323,7 @@ def call_numpy_operator(
         unimplemented("del of ndarray items")
     if is_numpy_scalar(args[0]):
         fn = _OUT_OF_PLACE.get(fn, fn)
+    args = [typed_scalar_operand(tx, arg) for arg in args]
     scalar = all(is_scalar_operand(arg) for arg in args)
     known = known_scalar_result(fn, args) if scalar else None
     result = call_numpy(tx, operator_wrapper(fn), args, scalar=scalar, known=known)
@@ -490,6 +508,8 @@ class NumpyVariable(VariableTracker):
         if counterpart is None:
             name = getattr(self.value, "__name__", repr(self.value))
             unimplemented(f"NumPy function {name} is not traced", gb.NUMPY_FUNCTION)
+        if isinstance(self.value, np.ufunc) and any(is_ndarray(arg) for arg in args):
+            args = [typed_scalar_operand(tx, arg) for arg in args]
         # A ufunc of scalars (`np.exp(s)`) is a scalar, as an operator's is; so is a
         # scalar type's conversion of a 0-dim array (`np.float32(a.sum())`).
         scalar = isinstance(self.value, type) or (
