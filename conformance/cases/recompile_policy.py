@@ -1021,3 +1021,21 @@ def default_dtype_change_recompiles(x):
     float32 graph ran again and returned x * 2 where eager returns x * 3)."""
     ones = torch.ones(3)
     return x * (2 if ones.dtype == torch.float32 else 3) + ones.sum()
+
+
+@case(
+    tags=["recompiles", "dynamic-shapes", "fullgraph"],
+    calls=[
+        Call(T(6), torch.Size([2, 3])),
+        Call(T(12), torch.Size([3, 4])),
+        Call(T(20), torch.Size([4, 5])),
+    ],
+    options={"fullgraph": True},
+    expect=Expect(frames=2, graphs=2, recompiles=["L['s'][0] == 2"]),
+)
+def size_argument_dims_turn_dynamic(x, s):
+    """A torch.Size argument is a tuple of ints, each read by index (``L['s'][0]``): a
+    dim that changed is a symbol from the second compile on, so the third call reuses
+    the graph, as in Dynamo (the whole Size was guarded as a constant: each new Size
+    compiled anew)."""
+    return x.view(s) * 2

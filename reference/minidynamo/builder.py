@@ -344,11 +344,15 @@ class VariableBuilder:
         )
 
     def wrap_size(self, value: torch.Size) -> VariableTracker:
+        """A torch.Size value: as a tuple, its type and length are guarded and each dim
+        is read by index (``L['s'][0]``), an int like any other, so a dim that changed
+        between compiles is a symbol (automatic dynamic), as Dynamo wraps it."""
         if self.guards is not None:
-            self.guards.add_constant_match(self.source, value)
-        vt = SizeVariable.of(value)
-        vt.source = self.source
-        return vt
+            self.guards.add_length(self.source, value)
+        items = [
+            self.child(lambda s, i=i: GetItemSource(s, i))(item) for i, item in enumerate(value)
+        ]
+        return SizeVariable(items, source=self.source)
 
     def wrap_sequence(self, value: tuple | list) -> VariableTracker:
         if is_namedtuple(type(value)):
