@@ -962,3 +962,26 @@ def nn_init_fills_a_new_tensor(x):
     w = torch.nn.init.constant_(torch.empty(3, 3), 0.5)
     b = torch.nn.init.zeros_(torch.empty(3))
     return x @ w + b
+
+
+@case(
+    tags=["torch-api", "graph-breaks"],
+    calls=[Call(T(3))],
+    expect=Expect(
+        frames=3,
+        graphs=2,
+        breaks=[
+            Break("GB0007", "state = torch.get_rng_state()"),
+            Break("GB0007", "torch.set_rng_state(state)"),
+        ],
+    ),
+)
+def rng_state_saved_and_restored_breaks(x):
+    """`torch.get_rng_state()` / `torch.set_rng_state(s)` replaying a random draw: both
+    are skipped (the generator's state is a byte tensor outside any graph), each call a
+    graph break, as in Dynamo: graphs before and after the restore (it ran set_rng_state
+    on a fake tensor, failed, and the whole resumed frame ran eagerly)."""
+    state = torch.get_rng_state()
+    a = torch.rand(3)
+    torch.set_rng_state(state)
+    return x + a - torch.rand(3)

@@ -231,6 +231,11 @@ EXPLICIT_BREAKS_BY_NAME: dict[tuple[str, str], str] = {
     ("torch._dynamo.decorators", "graph_break"): gb.USER_GRAPH_BREAK,
 }
 
+# Skip: torch functions that Dynamo's trace rules skip though they take or give tensors.
+# The global generator's state is a byte tensor outside any graph (`set_rng_state(s)` of
+# a fake tensor cannot run): the call is a graph break, run by CPython.
+SKIPPED_FUNCTIONS: frozenset[Callable] = frozenset({torch.get_rng_state, torch.set_rng_state})
+
 # Skip, with a reason of their own: library classes whose construction stops the trace.
 REFUSED_CLASSES: dict[type, tuple[str, str]] = {
     torch.utils.hooks.BackwardHook: (
@@ -546,6 +551,8 @@ def lookup(fn: object) -> Rule:
     """The rule for calling `fn` (a function, builtin or class) during a trace."""
     if _ALLOWED_IN_GRAPH.get(id(fn)) is fn:
         return Rule.IN_GRAPH
+    if _row(SKIPPED_FUNCTIONS, fn):
+        return Rule.SKIP
     if _row(POLYFILLS, fn):
         return Rule.POLYFILL
     if _row(FUNCTORCH_IN_GRAPH, fn):
