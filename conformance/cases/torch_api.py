@@ -985,3 +985,23 @@ def rng_state_saved_and_restored_breaks(x):
     a = torch.rand(3)
     torch.set_rng_state(state)
     return x + a - torch.rand(3)
+
+
+@case(
+    tags=["torch-api", "fullgraph"],
+    calls=[Call(T(3, 3))],
+    options=FULLGRAPH,
+    expect=one_graph(
+        "torch.tril_indices", "getitem", "getitem", "getitem", "torch.hann_window", "mul",
+        "torch.empty_strided", ".copy_", "add",
+    ),
+)
+def factories_without_tensor_arguments(x):
+    """Tensor factories of numbers only beyond `zeros`/`arange` (`torch.tril_indices`,
+    the window functions, `torch.empty_strided`) are graph nodes, as Dynamo records
+    them (fullgraph raised: a torch call without tensor arguments)."""
+    i = torch.tril_indices(3, 3)
+    y = x[i[0], i[1]] * torch.hann_window(6)
+    z = torch.empty_strided((6,), (1,))
+    z.copy_(y)
+    return z + 1
