@@ -525,3 +525,29 @@ def generator_object_passed_in_taken_once(x, gen):
     back to the caller's object, so the frame runs in CPython (Dynamo's trace leaves
     the caller's generator unstarted: the next item the caller takes is the first)."""
     return x + next(gen)
+
+
+@case(tags=["generators", "builtins", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+      expect=Expect(frames=1, graphs=1, ops=[["add", "add", "add"]]))  # fmt: skip
+def iter_of_callable_and_sentinel(x):
+    """``iter(fn, sentinel)`` calls ``fn`` for each item until it returns the sentinel:
+    ``fn`` is traced (a closure over a list it mutates), the loop unrolled; it was a
+    graph break (TypeError of the one-argument ``iter``)."""
+    state = [0]
+
+    def step():
+        state[0] += 1
+        return state[0]
+
+    for v in iter(step, 4):
+        x = x + v
+    return x, state
+
+
+@case(tags=["generators", "builtins", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH,
+      expect=Expect(frames=1, graphs=1))  # fmt: skip
+def iter_of_bound_method_and_sentinel(x):
+    """``iter(items.pop, 1)`` stops at the first item equal to the sentinel, leaving the
+    items after it (before it, in pop order) in the list; ``sum`` consumes it."""
+    items = [3, 2, 1, 0, 5]
+    return x + sum(iter(items.pop, 1)), items

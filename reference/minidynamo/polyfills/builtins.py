@@ -3,7 +3,7 @@ symbolically (tensors in `sorted(key=)`, `any`, `all`; sets and dicts of traced 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 
@@ -93,6 +93,18 @@ def length_hint(obj: Any, default: int = 0) -> int:
         return default
     value = hint(obj)
     return default if value is NotImplemented else value
+
+
+def callable_iterator(fn: Callable[[], Any], sentinel: Any, /) -> Iterator:
+    """``iter(fn, sentinel)``: ``fn()`` until it returns a value equal to the sentinel."""
+    if not callable(fn):
+        raise TypeError("iter(v, w): v must be callable")
+    return _call_until(fn, sentinel)
+
+
+def _call_until(fn: Callable[[], Any], sentinel: Any) -> Iterator:
+    while (value := fn()) != sentinel:
+        yield value
 
 
 def dict_fromkeys(iterable: Iterable, value: Any = None) -> dict:

@@ -28,8 +28,17 @@ if TYPE_CHECKING:
     from minidynamo.symbolic_convert import InstructionTranslatorBase
 
 
-def call_iter(tx: InstructionTranslatorBase, obj: VariableTracker) -> VariableTracker:
-    return iterator_of(tx, obj)
+def call_iter(
+    tx: InstructionTranslatorBase, obj: VariableTracker, sentinel: VariableTracker | None = None
+) -> VariableTracker:
+    """``iter(obj)``, or ``iter(fn, sentinel)``: our generator calling ``fn`` is inlined,
+    so ``fn`` runs between the consumer's steps as in CPython."""
+    if sentinel is None:
+        return iterator_of(tx, obj)
+    from minidynamo.polyfills.builtins import callable_iterator
+    from minidynamo.variables.functions import inline_polyfill
+
+    return inline_polyfill(tx, callable_iterator, [obj, sentinel], {})
 
 
 def call_next(

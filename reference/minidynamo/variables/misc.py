@@ -45,13 +45,21 @@ class GetAttrVariable(VariableTracker):
 
     def python_type(self) -> type:
         """A tensor's method, bound (``callable(x.add)``): a builtin method, or a bound
-        Python method for those torch defines in Python (``x.unique``)."""
+        Python method for those torch defines in Python (``x.unique``). Likewise a C
+        method of a builtin container (``items.pop``)."""
         from minidynamo.variables.tensor import TensorVariable
 
         if isinstance(self.obj, TensorVariable):
             attr = inspect.getattr_static(torch.Tensor, self.name, None)
             python_method = isinstance(attr, types.FunctionType)
             return types.MethodType if python_method else types.BuiltinMethodType
+        from minidynamo.variables.dicts import ConstDictVariable, SetVariable
+        from minidynamo.variables.lists import BaseListVariable
+
+        if isinstance(self.obj, (BaseListVariable, ConstDictVariable, SetVariable)):
+            attr = inspect.getattr_static(self.obj.python_type(), self.name, None)
+            if isinstance(attr, types.MethodDescriptorType):
+                return types.BuiltinMethodType
         return super().python_type()
 
     def call_function(
