@@ -5,7 +5,7 @@ later recompiles); forward pre-hooks and hooks around forward, traced into the g
 
 import types
 
-from torch import nn, zeros
+from torch import compiler, nn, zeros
 
 from conformance.spec import Break, Call, Expect, T, case, one_graph
 
@@ -451,3 +451,25 @@ def compiled_module_submodule_assigned_in_forward():
     compiles once more and then hits the cache (before: one graph, against Dynamo's
     two)."""
     return ActivationChosenInForward()
+
+
+@compiler.disable
+def _doubled_eagerly(x):
+    return x * 2
+
+
+class DoubledEagerlyThenCubed(nn.Module):
+    def forward(self, x):
+        return _doubled_eagerly(x) ** 3
+
+
+@case(tags=["compiled-module", "nn-module", "graph-breaks"], calls=[Call(T(2, 3))],
+      factory=True,
+      expect=Expect(frames=3, graphs=1, ops=[["pow"]],
+                    breaks=[Break("GB0098", "return _doubled_eagerly(x) ** 3")] * 2))  # fmt: skip
+def compiled_sequential_child_breaks():
+    """A compiled nn.Sequential (library code: its wrapper frame is converted) whose
+    user-defined child breaks: the wrapper's frame runs in CPython, and the frames it
+    runs (the child's forward, then its continuation, ``pow``) are converted as in
+    Dynamo (before: they ran without the frame hook, no graph at all)."""
+    return nn.Sequential(nn.Linear(3, 3), DoubledEagerlyThenCubed(), nn.Tanh())

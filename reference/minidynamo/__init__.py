@@ -181,9 +181,11 @@ class OptimizedModule(torch.nn.Module):
             module._infer_parameters(module, args, kwargs)
         if _forward_is_library_code(module):
             # Frames of library code are never converted: as Dynamo (wrap_inline), convert
-            # a wrapper frame calling the module, into which the call is inlined.
+            # a wrapper frame calling the module, into which the call is inlined. The
+            # hook stays installed for the frames it runs after a graph break.
             wrapper = external_utils.wrap_inline(module)
-            return self._callback.call_entry(wrapper, args, kwargs)
+            call = self._callback.call_entry
+            return _call_with_callback(self._callback, call, (wrapper, args, kwargs), {})
         if (
             _has_hooks(module)
             or type(module).__call__ is not torch.nn.Module.__call__
