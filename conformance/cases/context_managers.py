@@ -613,3 +613,34 @@ def contextmanager_object_passed_in(x, cm):
     object compiles again), and is finished after the call, as in eager."""
     with cm as k:
         return x * k
+
+
+@case(tags=["context-managers", "exceptions", "stdlib", "fullgraph"], calls=[Call(T(3))],
+      options=FULLGRAPH, expect=Expect(frames=1, graphs=1))  # fmt: skip
+def exit_stack_unwinds_on_exception(x):
+    """An exception leaves an ExitStack's block: its ``__exit__`` asks ``sys.exception()``
+    (``sys.exc_info()`` on 3.10), the exception its caller's with is handling, runs the
+    callbacks last first and lets it propagate (it was a graph break: the exception a
+    caller handles was not known)."""
+    log = []
+    try:
+        with contextlib.ExitStack() as stack:
+            stack.callback(log.append, "a")
+            stack.callback(log.append, "b")
+            x = x * 2
+            raise ValueError("in block")
+    except ValueError as e:
+        log.append(str(e))
+    return x + 1, log
+
+
+@case(tags=["context-managers", "exceptions", "stdlib", "fullgraph"], calls=[Call(T(3))],
+      options=FULLGRAPH, expect=Expect(frames=1, graphs=1))  # fmt: skip
+def exit_stack_entered_suppress_swallows(x):
+    """``contextlib.suppress`` entered on an ExitStack swallows the block's KeyError:
+    the stack's ``__exit__`` returns True and the frame goes on after the with."""
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(contextlib.suppress(KeyError))
+        x = x + 1
+        raise KeyError("gone")
+    return x * 2

@@ -628,3 +628,31 @@ def caught_exception_class_attribute(x):
     except Exception as error:
         cls = error.__class__
         return x + 1, cls.__name__, cls is _MissingKeyError, issubclass(cls, _ConfigError)
+
+
+def _handled_now():
+    import sys
+
+    exc_type, exc, _ = sys.exc_info()
+    return exc_type.__name__, exc.args
+
+
+def _raise_value_error():
+    raise ValueError("while handling")
+
+
+@case(tags=["exceptions", "stdlib", "fullgraph"], calls=[Call(T(3))], options={"fullgraph": True},
+      expect=Expect(frames=1, graphs=1))  # fmt: skip
+def exception_of_caller_seen_by_callee(x):
+    """A function called from an except clause sees the caller's exception: its
+    ``sys.exc_info()`` is the KeyError handled (it was a graph break), and a ValueError
+    it raises has that KeyError as ``__context__``, as in CPython."""
+    try:
+        raise KeyError("outer")
+    except KeyError:
+        name, args = _handled_now()
+        try:
+            _raise_value_error()
+        except ValueError as e:
+            context = type(e.__context__).__name__, e.__context__.args[0]
+    return x + len(args), name, args, context

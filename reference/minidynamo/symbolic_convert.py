@@ -123,7 +123,9 @@ class InstructionTranslatorBase:
         self.block_stack: list[Block] = []
         # The exceptions being handled, innermost last (a bare `raise` re-raises it).
         self.handled_exceptions: list[VariableTracker] = []
-        self.callers_handle_exception = False  # for sys.exc_info() in an inlined call
+        # The exception an inlining caller handles, innermost (sys.exc_info() in a
+        # function called from an except clause or a with's __exit__), if any.
+        self.callers_exception: VariableTracker | None = None
         self.done = False
 
     # The stack.
@@ -170,7 +172,7 @@ class InstructionTranslatorBase:
             handler(self, inst)
         except ObservedException as e:
             if not e.user_stack:  # raised here
-                set_context(e.exception, self.handled_exceptions, self.callers_handle_exception)
+                set_context(e.exception, self.handled_exceptions, self.callers_exception)
             e.user_stack.append(self.frame_summary())
             self.handle_exception(inst, e)
         except Unsupported as e:
@@ -670,9 +672,8 @@ class InliningInstructionTranslator(InstructionTranslatorBase):
             global_source=globals_source(parent, fn.get_globals()),
             inline_depth=parent.inline_depth + 1,
         )
-        tx.callers_handle_exception = parent.callers_handle_exception or bool(
-            parent.handled_exceptions
-        )
+        handled = parent.handled_exceptions
+        tx.callers_exception = handled[-1] if handled else parent.callers_exception
         return tx
 
     def return_value(self, value: VariableTracker) -> None:

@@ -362,24 +362,23 @@ def _call_method_type(
 
 def _exception_info(as_tuple: bool) -> Callable[..., VariableTracker]:
     """``sys.exc_info()`` (`as_tuple`) / ``sys.exception()`` (contextlib.ExitStack's
-    ``__exit__`` asks): the exception the function handles, or none; where only a caller
-    of the traced function handles one, a graph break (it is not known here)."""
+    ``__exit__`` asks): the exception the function handles, else the one a caller in the
+    trace handles (a with's ``__exit__`` runs while its block's exception is handled),
+    or none."""
 
     def handler(tx: InstructionTranslatorBase) -> VariableTracker:
         from minidynamo.builder import wrap_class
         from minidynamo.variables.exceptions import ExceptionVariable
         from minidynamo.variables.lists import TupleVariable
 
-        if tx.handled_exceptions:
-            exc = tx.handled_exceptions[-1]
-            if not isinstance(exc, ExceptionVariable):
-                unimplemented(f"sys.exc_info() while {exc!r} is handled")
-            if not as_tuple:
-                return exc
-            return TupleVariable([wrap_class(exc.python_type()), exc, exc.traceback])
-        if tx.callers_handle_exception:
-            unimplemented("sys.exc_info() in a function called while an exception is handled")
-        return ConstantVariable.create((None, None, None) if as_tuple else None)
+        exc = tx.handled_exceptions[-1] if tx.handled_exceptions else tx.callers_exception
+        if exc is None:
+            return ConstantVariable.create((None, None, None) if as_tuple else None)
+        if not isinstance(exc, ExceptionVariable):
+            unimplemented(f"sys.exc_info() while {exc!r} is handled")
+        if not as_tuple:
+            return exc
+        return TupleVariable([wrap_class(exc.python_type()), exc, exc.traceback])
 
     return handler
 

@@ -143,16 +143,16 @@ class TracebackVariable(VariableTracker):
         return True
 
 
-def set_context(exc: VariableTracker, handled: list[VariableTracker], callers_handle: bool) -> None:
+def set_context(
+    exc: VariableTracker, handled: list[VariableTracker], callers_exception: VariableTracker | None
+) -> None:
     """``exc.__context__``, as CPython sets it where `exc` is raised: the exception being
-    handled there (`handled`, the frame's), if any; unknown (left None, a graph break
-    when read) where only a caller of the frame handles one."""
+    handled there (`handled`, the frame's, else the one an inlining caller handles), if
+    any."""
     if not isinstance(exc, ExceptionVariable) or exc.context is not None:
         return
-    if handled:
-        exc.context = ConstantVariable(None) if handled[-1] is exc else handled[-1]
-    elif not callers_handle:
-        exc.context = ConstantVariable(None)
+    current = handled[-1] if handled else callers_exception
+    exc.context = ConstantVariable(None) if current is None or current is exc else current
 
 
 # Methods of a class that make its text; `as_python_constant` does not run them.
