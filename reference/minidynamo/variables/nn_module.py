@@ -269,13 +269,23 @@ class NNModuleVariable(UserDefinedObjectVariable):
         """(hook, takes kwargs) pairs of the global hook dict `name`, then the module's,
         in the order `_call_impl` runs them. Where the owner (the module, or torch's
         global hooks) has forward hooks of either kind, the keys of both dicts are
-        guarded, the empty one too: a pre-hook added beside a forward hook is seen."""
+        guarded, the empty one too: a pre-hook added beside a forward hook is seen. A
+        dict the trace already holds (reached through a hook handle's weakref) is read
+        as the trace left it: a hook removed in the frame does not run."""
         from minidynamo.builder import VariableBuilder
+        from minidynamo.variables.dicts import ConstDictVariable, key_constant
 
         hooks_module = torch.nn.modules.module
         pairs: list[VariableTracker] = []
         for owner, prefix in ((hooks_module, "_global"), (self.value, "")):
             table = getattr(owner, prefix + name)
+            tracked = tx.output.input_by_id.get(id(table))
+            if isinstance(tracked, ConstDictVariable):
+                kwargs_table = getattr(owner, prefix + with_kwargs, {})
+                for key in tracked.keys():
+                    takes_kwargs = ConstantVariable(key_constant(key) in kwargs_table)
+                    pairs.append(TupleVariable([tracked.item_value(key), takes_kwargs]))
+                continue
             if not any(getattr(owner, prefix + kind) for kind in _FORWARD_HOOKS):
                 continue
             if owner is hooks_module:
