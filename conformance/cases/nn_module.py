@@ -353,3 +353,36 @@ def recurrent_module_runs_frame_in_cpython(x):
     y = x.sin()
     out, h = RECURRENT(y)
     return out.cos() + h.sum()
+
+
+class HookedChild(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(3, 3)
+        self.handles = [self.proj.register_forward_hook(_zeroed)]
+
+    def forward(self, x, remove):
+        if remove and self.handles:
+            self.handles.pop().remove()
+        return self.proj(x)
+
+
+def _zeroed(module, args, out):
+    return out * 0
+
+
+HOOKED_CHILD = HookedChild()  # made at import: its hook's id, in the guards, is fixed
+
+
+@case(tags=["nn-module", "side-effects", "recompiles"],
+      calls=[Call(T(2, 3), False), Call(T(2, 3), True), Call(T(2, 3), True)], factory=True,
+      expect=Expect(frames=1, graphs=1))  # fmt: skip
+def child_hook_removed_in_forward():
+    """A hook of a child removed by ``handle.remove()`` in the frame, then the child
+    called: the call reads the hook dict the removal changed (one dict, reached through
+    the handle's weakref and through the child), so the hook no longer runs (it ran,
+    a silent wrong result: zeros). Dynamo 2.14 cannot trace the removal: from the
+    second call the frame runs in CPython."""
+    import copy
+
+    return copy.deepcopy(HOOKED_CHILD)
