@@ -671,17 +671,35 @@ PRE_HOOKED = nn.Identity()
 PRE_HOOKED.register_forward_hook(lambda module, args, out: out + 1)
 
 
-def _add_pre_hook() -> None:
-    PRE_HOOKED.register_forward_pre_hook(lambda module, args: (args[0] * 3,))
+def _triple_input(module, args):
+    return (args[0] * 3,)
+
+
+# The pre-hook's id is taken at import (hook ids are printed in guards, and one taken at
+# run time would depend on the order the cases run in); the calls put it in and out.
+_PRE_HOOK_ID = PRE_HOOKED.register_forward_pre_hook(_triple_input).id
+del PRE_HOOKED._forward_pre_hooks[_PRE_HOOK_ID]
+
+
+def _without_pre_hook() -> None:
+    PRE_HOOKED._forward_pre_hooks.pop(_PRE_HOOK_ID, None)
+
+
+def _with_pre_hook() -> None:
+    PRE_HOOKED._forward_pre_hooks[_PRE_HOOK_ID] = _triple_input
 
 
 @case(
     tags=["nn-idioms", "nn-module", "recompiles"],
-    calls=[Call(T(3)), Call(T(3), before=_add_pre_hook)],
+    calls=[
+        Call(T(3), before=_without_pre_hook),
+        Call(T(3), before=_with_pre_hook),
+        Call(T(3), before=_without_pre_hook),
+    ],
     expect=Expect(frames=2, graphs=2),
 )
 def forward_pre_hook_added_beside_forward_hook(x):
     """A module that has a forward hook has both of its hook dicts guarded: a pre-hook
     registered between calls is run (before: the second call returned x + 1 where eager
-    returns 3x + 1)."""
+    returns 3x + 1); removed again, the first graph serves."""
     return PRE_HOOKED(x)
