@@ -759,3 +759,42 @@ def class_functions_replaced_between_calls(x):
     ran again and returned the old functions' result); the originals' code back, the
     first graph serves again."""
     return Activation.act(x) + Activation.plain(x)
+
+
+class SlottedPair:
+    """A class whose ``__slots__`` leave its instances no ``__dict__``."""
+
+    __slots__ = ("a", "b")
+
+    def __init__(self, a, b):
+        self.a = a
+        self.b = b
+
+
+class PlainPair:
+    def __init__(self, a):
+        self.a = a
+
+
+PLAIN_PAIR = PlainPair(2.0)
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul", "mul"))
+def hasattr_finds_what_instances_have(x):
+    """``hasattr(obj, name)`` looks on the object's class, not on the class object: a
+    slotted object has no ``__dict__`` (reading it raises AttributeError), and no instance
+    has its class's ``__name__`` or ``mro``, which the metaclass gives the class."""
+    pair = SlottedPair(x, 3)
+    try:
+        size = len(pair.__dict__)
+        dict_read = f"read {size}"
+    except AttributeError:
+        dict_read = "raised"
+    facts = (
+        hasattr(pair, "__dict__"),
+        hasattr(pair, "__name__"),
+        hasattr(PlainPair(x), "mro"),
+        hasattr(PLAIN_PAIR, "__name__"),
+        hasattr(PlainPair(x), "__dict__"),
+    )
+    return pair.a * pair.b * PLAIN_PAIR.a, facts, dict_read

@@ -82,6 +82,22 @@ def rebuild_object(cls: type, attributes: dict[str, object]) -> object:
     return obj
 
 
+_MISSING = object()
+
+
+def class_attribute(cls: type, name: str, default: object = _MISSING) -> object:
+    """`name` as an instance of `cls` finds it on its class (CPython's _PyType_Lookup: the
+    dicts of ``cls.__mro__``), unlike ``inspect.getattr_static(cls, name)``, which looks
+    up an attribute of the class object and so finds the metaclass's ``__dict__``,
+    ``__name__`` or ``mro`` that no instance has."""
+    for klass in cls.__mro__:
+        if name in vars(klass):
+            return vars(klass)[name]
+    if default is _MISSING:
+        raise AttributeError(name)
+    return default
+
+
 # `__del__` too: the empty object made while tracing must not run user code when freed.
 # A class that keeps these of `object` (or of its dict base) is plain.
 _OBJECT_SLOTS = ("__del__", "__new__", "__setattr__", "__delattr__", "__getattribute__")
@@ -603,8 +619,8 @@ class UserDefinedObjectVariable(VariableTracker):
         if class_source is not None:
             # A new object's own attributes are all in SideEffects: this is its class's.
             source = AttrSource(class_source, name)
-        if name == "__dict__":
-            return InstanceDictVariable(self)
+        if name == "__dict__" and class_attribute(type(self.value), name, None) is not None:
+            return InstanceDictVariable(self)  # not of a class whose __slots__ leave none
         instance_dict = getattr(self.value, "__dict__", {})
         try:
             attr = inspect.getattr_static(self.value, name)
@@ -670,7 +686,7 @@ class UserDefinedObjectVariable(VariableTracker):
         if stored is not None and stored is not DELETED:
             return True
         try:
-            attr = inspect.getattr_static(cls, name)
+            attr = class_attribute(cls, name)
         except AttributeError:
             pass
         else:
@@ -715,7 +731,7 @@ class UserDefinedObjectVariable(VariableTracker):
             inspect.getattr_static(cls, "__setattr__") is not object.__setattr__
         ):
             unimplemented(f"attribute assignment on {cls.__qualname__} (custom __setattr__)")
-        attr = inspect.getattr_static(cls, name, None)
+        attr = class_attribute(cls, name, None)
         if isinstance(attr, property) and isinstance(attr.fset, types.FunctionType):
             self.call_property_setter(tx, attr.fset, value)
             return
@@ -754,7 +770,7 @@ class UserDefinedObjectVariable(VariableTracker):
             inspect.getattr_static(cls, "__delattr__") is not object.__delattr__
         ):
             unimplemented(f"attribute deletion on {cls.__qualname__} (custom __delattr__)")
-        attr = inspect.getattr_static(cls, name, None)
+        attr = class_attribute(cls, name, None)
         if isinstance(attr, property):  # a data descriptor: its deleter, not the dict
             from minidynamo.variables.functions import UserFunctionVariable
 
