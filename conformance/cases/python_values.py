@@ -413,3 +413,10 @@ def tuples_holding_tensors_are_ordered(x):
     d = {"b": x, "a": x + 1}
     ordered = dict(sorted(d.items()))
     return ordered, (1, x * 2) < (2, x), [1, 2] <= [1, 2, 3], (1, x) >= (1,)
+
+
+@case(tags=TAGS, calls=[Call(T(3), "é")], options=FULLGRAPH, expect=one_graph("mul"))
+def ascii_of_constants(x, s):
+    """``ascii(value)`` of a constant is folded like ``repr``: its non-ASCII characters
+    escaped."""
+    return x * len(ascii(s)), ascii(s), ascii(["ü", 1])

@@ -72,9 +72,9 @@ if TYPE_CHECKING:
 
 # Builtins without side effects: folded when every argument is a constant.
 PURE_BUILTINS = frozenset(
-    {abs, all, any, bin, bool, callable, chr, divmod, float, format, hash, int, len, max, min,
-     oct, hex, ord, pow, repr, round, sorted, str, sum, tuple, list, dict, set, frozenset, range,
-     slice, complex, bytes, isinstance, issubclass, type, reversed, enumerate, zip,
+    {abs, all, any, ascii, bin, bool, callable, chr, divmod, float, format, hash, int, len, max,
+     min, oct, hex, ord, pow, repr, round, sorted, str, sum, tuple, list, dict, set, frozenset,
+     range, slice, complex, bytes, isinstance, issubclass, type, reversed, enumerate, zip,
      operator.not_, operator.truth, operator.index, operator.contains, operator.is_,
      operator.is_not, operator.getitem}
     | ARITHMETIC_OPERATORS
