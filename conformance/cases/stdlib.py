@@ -857,3 +857,21 @@ def weakref_made_and_called(x):
     reference returned is rebuilt as ``weakref.ref(obj)``."""
     ref = weakref.ref(_HEAD)
     return ref()(x), isinstance(ref, weakref.ref), ref() is _HEAD
+
+
+DROPPED_HEADS: list = []
+
+
+@case(
+    tags=["stdlib", "fullgraph"],
+    calls=[Call(T(2, 3))],
+    options=FULLGRAPH,
+    expect=one_graph("torch._C._nn.linear"),
+)
+def weakref_with_callback_made_and_called(x):
+    """``weakref.ref(obj, callback)`` made in the function, as a cache keyed by weak
+    references makes it: calling it is the object (one that leaves the trace is rebuilt
+    with its callback)."""
+    ref = weakref.ref(_HEAD, lambda dead: DROPPED_HEADS.append(dead))
+    plain = weakref.ref(_HEAD, None)
+    return ref()(x), ref() is plain(), isinstance(ref, weakref.ref)

@@ -291,11 +291,19 @@ class WeakRefVariable(VariableTracker):
     """A `weakref.ref`: calling it is its referent. One given to the frame reads the
     referent through `WeakRefCallSource` (``L['r']()``), guarded as any input (None once
     it is gone), as Dynamo's WeakRefVariable; one made in the trace is rebuilt as
-    ``weakref.ref(referent)``."""
+    ``weakref.ref(referent, callback)`` (a reference the program drops is never made, and
+    neither is its callback ever called in CPython)."""
 
-    def __init__(self, referent: VariableTracker, *, source: Source | None = None) -> None:
+    def __init__(
+        self,
+        referent: VariableTracker,
+        callback: VariableTracker | None = None,
+        *,
+        source: Source | None = None,
+    ) -> None:
         super().__init__(source=source)
         self.referent = referent
+        self.callback = callback
 
     def __repr__(self) -> str:
         return f"WeakRefVariable({self.referent!r})"
@@ -323,12 +331,16 @@ class WeakRefVariable(VariableTracker):
 
         codegen.load_installed("__import_weakref_ref", weakref.ref, push_null=True)
         codegen(self.referent)
-        codegen.call(1)
+        if self.callback is None:
+            codegen.call(1)
+            return
+        codegen(self.callback)
+        codegen.call(2)
 
 
 class WeakRefClassVariable(VariableTracker):
-    """`weakref.ref` itself: ``weakref.ref(obj)`` without a callback is a
-    `WeakRefVariable` of the object."""
+    """`weakref.ref` itself: ``weakref.ref(obj[, callback])`` is a `WeakRefVariable` of
+    the object."""
 
     def __repr__(self) -> str:
         return "WeakRefClassVariable"
@@ -347,6 +359,9 @@ class WeakRefClassVariable(VariableTracker):
         args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
-        if len(args) != 1 or kwargs:
-            unimplemented("weakref.ref() with a callback")
-        return WeakRefVariable(args[0])
+        if not 1 <= len(args) <= 2 or kwargs:
+            unimplemented("weakref.ref() with other than an object and a callback")
+        callback = args[1] if len(args) == 2 else None
+        if callback is not None and callback.is_python_constant():
+            callback = None if callback.as_python_constant() is None else callback
+        return WeakRefVariable(args[0], callback)
