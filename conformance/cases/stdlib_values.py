@@ -345,3 +345,16 @@ def environ_variable_set_between_calls(x):
     calls, the function compiles again and reads it (Dynamo folds the read unguarded and
     returns x * 2 again)."""
     return x * int(os.environ.get("CONFORMANCE_SCALE_BETWEEN_CALLS", "2"))
+
+
+@case(
+    tags=TAGS,
+    calls=[Call(T(3), 2.5), Call(T(3), 3.0), Call(T(3), 3.5)],
+    options=FULLGRAPH,
+    expect=Expect(frames=3, graphs=3),
+)
+def float_argument_methods_specialize(x, v):
+    """``v.hex()``, ``v.as_integer_ratio()`` of a float argument that turned dynamic (the
+    second call): SymFloat computes them from the value, so they are constants and the
+    value is guarded (``L['v'] == 3.0``): each new value recompiles, as in Dynamo."""
+    return x * v, v.hex(), v.as_integer_ratio()

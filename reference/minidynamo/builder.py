@@ -806,4 +806,7 @@ def wrap_fx_proxy(
         # A static number (a SymInt whose value is known is one): no graph value needed.
         tx.output.graph.erase_node(proxy.node)
         return ConstantVariable(guard_scalar(example_value))
+    if isinstance(example_value, str):
+        # ``v.hex()`` of a SymFloat: v specialized, guarded; its node stays, as Dynamo's.
+        return ConstantVariable(example_value)
     unimplemented(f"graph operation returned a {type(example_value).__name__}")
