@@ -597,3 +597,17 @@ def counter_argument_read_and_counted(x, counts):
     counts["relu"] += 1
     counts.update(["gelu", "silu"])
     return x * counts["relu"] + sum(counts.values()) + counts["absent"], counts.most_common(1)
+
+
+@case(
+    tags=TAGS,
+    python=("3.12", "3.13"),
+    calls=[Call(T(3))],
+    options=FULLGRAPH,
+    expect=one_graph("mul", "mul", "mul", "torch.stack", "torch.stack"),
+)
+def itertools_batched_groups(x):
+    """``itertools.batched(items, n)`` (CPython 3.12+): tuples of n items, the last one
+    shorter, traced through its polyfill."""
+    parts = [x * 1, x * 2, x * 3]
+    return [torch.stack(batch) for batch in itertools.batched(parts, 2)]

@@ -457,6 +457,8 @@ POLYFILLS: dict[Callable, Callable] = {
     copy.deepcopy: copy_polyfills.deepcopy,
     torch._C._group_tensors_by_device_and_dtype: foreach_polyfills.group_by_device_and_dtype,
 }
+if hasattr(itertools, "batched"):  # new in CPython 3.12
+    POLYFILLS[itertools.batched] = itertools_polyfills.batched
 
 # Methods and class attributes of builtin types, by (class, name): `dict.fromkeys(ks)`,
 # `s.union(t)` (the polyfill takes the instance first, as the unbound method does).
