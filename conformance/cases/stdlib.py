@@ -875,3 +875,13 @@ def weakref_with_callback_made_and_called(x):
     ref = weakref.ref(_HEAD, lambda dead: DROPPED_HEADS.append(dead))
     plain = weakref.ref(_HEAD, None)
     return ref()(x), ref() is plain(), isinstance(ref, weakref.ref)
+
+
+@case(tags=["stdlib", "fullgraph"], calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def environ_items_filtered(x):
+    """``os.environ.items()`` / ``keys()`` / ``copy()``, as a launcher's settings are
+    collected by prefix: the environment read at trace time."""
+    settings = {k: v for k, v in os.environ.items() if k.startswith("CONFORMANCE_UNSET_")}
+    names = [k for k in os.environ.keys() if k.startswith("CONFORMANCE_UNSET_")]
+    snapshot = os.environ.copy()
+    return x * (len(settings) + 1), names, "CONFORMANCE_UNSET_FLAG" in snapshot

@@ -222,6 +222,8 @@ class EnvironVariable(VariableTracker):
     between calls is not seen there); writing to it is not modelled."""
 
     READ_METHODS = frozenset({"get", "__getitem__", "__contains__", "__len__"})
+    # Answered by a snapshot of the environment as a dict (``os.environ.copy()`` is one).
+    SNAPSHOT_METHODS = frozenset({"items", "keys", "values", "copy"})
 
     def __init__(self, value: Any, *, source: Source | None = None) -> None:
         super().__init__(source=source)
@@ -234,7 +236,7 @@ class EnvironVariable(VariableTracker):
         return type(self.value)
 
     def var_getattr(self, tx: InstructionTranslatorBase, name: str) -> VariableTracker:
-        if name not in self.READ_METHODS:
+        if name not in self.READ_METHODS | self.SNAPSHOT_METHODS:
             unimplemented(f"os.environ.{name}")
         return GetAttrVariable(self, name)
 
@@ -245,8 +247,12 @@ class EnvironVariable(VariableTracker):
         args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
+        from minidynamo.builder import VariableBuilder
         from minidynamo.variables.constant import fold
 
+        if name in self.SNAPSHOT_METHODS:
+            snapshot = VariableBuilder(tx, None)(dict(self.value))
+            return snapshot if name == "copy" else snapshot.call_method(tx, name, args, kwargs)
         if name not in self.READ_METHODS:
             unimplemented(f"os.environ.{name}()")
         values = [arg.as_python_constant() for arg in args]
