@@ -358,3 +358,31 @@ def float_argument_methods_specialize(x, v):
     second call): SymFloat computes them from the value, so they are constants and the
     value is guarded (``L['v'] == 3.0``): each new value recompiles, as in Dynamo."""
     return x * v, v.hex(), v.as_integer_ratio()
+
+
+ACTIVATION_LOG: list = []
+
+
+class Activation(enum.Enum):
+    """An enum of activations whose members pick their function and log their use."""
+
+    RELU = "relu"
+    TANH = "tanh"
+
+    def fn(self):
+        ACTIVATION_LOG.append(self.name)
+        return torch.relu if self is Activation.RELU else torch.tanh
+
+
+@case(
+    tags=TAGS,
+    calls=[Call(T(3)), Call(T(3))],
+    options=FULLGRAPH,
+    expect=Expect(frames=2, graphs=2, ops=[["torch.tanh", "torch.relu", "add"]] * 2),
+)
+def enum_member_method_traced(x):
+    """``Activation.TANH.fn()``: a user method of an enum member is traced like any
+    method, not run once at trace time: it returns a function, and its append to a
+    global happens on every call (the global list read is guarded: the second call
+    recompiles, as in Dynamo)."""
+    return Activation.TANH.fn()(x) + Activation.RELU.fn()(x)

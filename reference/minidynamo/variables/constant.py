@@ -6,6 +6,7 @@ Operations on constants are folded at trace time; the frame is guarded on their 
 from __future__ import annotations
 
 import enum
+import inspect
 import re
 import types
 import typing
@@ -150,6 +151,11 @@ class ConstantVariable(VariableTracker):
             from minidynamo.variables.exceptions import raise_observed
 
             raise_observed(AttributeError, str(error))
+        method = _user_enum_method(self.value, name)
+        if method is not None:
+            from minidynamo.variables.functions import UserFunctionVariable, UserMethodVariable
+
+            return UserMethodVariable(UserFunctionVariable(method), self)
         if callable(attr) and not isinstance(attr, CONSTANT_TYPES):
             return GetAttrVariable(self, name)
         if name in ("value", "_value_") and isinstance(self.value, enum.Enum) and self.source:
@@ -170,6 +176,8 @@ class ConstantVariable(VariableTracker):
             TupleVariable(arg.unpack_var_sequence(tx)) if isinstance(arg, IteratorVariable) else arg
             for arg in args
         ]
+        if _user_enum_method(self.value, name) is not None:
+            return self.var_getattr(tx, name).call_function(tx, args, kwargs)
         values = [arg.as_python_constant() for arg in args]
         kwvalues = {key: arg.as_python_constant() for key, arg in kwargs.items()}
         return fold(getattr(self.value, name), values, kwvalues)
@@ -191,6 +199,19 @@ class ConstantVariable(VariableTracker):
         if isinstance(self.value, (str, bytes, range, frozenset)):
             return [ConstantVariable.create(item) for item in self.value]
         return super().unpack_var_sequence(tx)
+
+
+def _user_enum_method(value: object, name: str) -> types.FunctionType | None:
+    """The user-code method `name` of an enum member's class (``Act.RELU.fn()``): traced
+    like any method, never run now (it may return a function or touch tensors)."""
+    from minidynamo import trace_rules
+
+    if not isinstance(value, enum.Enum):
+        return None
+    fn = inspect.getattr_static(type(value), name, None)
+    if isinstance(fn, types.FunctionType) and trace_rules.lookup(fn) is trace_rules.Rule.INLINE:
+        return fn
+    return None
 
 
 def fold(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> VariableTracker:
