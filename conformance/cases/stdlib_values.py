@@ -386,3 +386,34 @@ def enum_member_method_traced(x):
     global happens on every call (the global list read is guarded: the second call
     recompiles, as in Dynamo)."""
     return Activation.TANH.fn()(x) + Activation.RELU.fn()(x)
+
+
+PRECISION_SCALES = {"half": 2.0, "full": 1.0}
+
+
+def _rescale_half() -> None:
+    PRECISION_SCALES["half"] = 4.0
+
+
+class Precision(enum.Enum):
+    """An enum whose members read their scale from a global table through a property."""
+
+    HALF = "half"
+    FULL = "full"
+
+    @property
+    def scale(self):
+        return PRECISION_SCALES[self.value]
+
+
+@case(
+    tags=TAGS,
+    calls=[Call(T(3)), Call(T(3)), Call(T(3), before=_rescale_half)],
+    options=FULLGRAPH,
+    expect=Expect(frames=2, graphs=2, ops=[["mul", "add"], [".item", "mul", "add"]]),
+)
+def enum_member_property_traced(x):
+    """``Precision.HALF.scale``: a user property of an enum member is traced like its
+    methods, so the global it reads is guarded (a new value recompiles) rather than read
+    once at trace time."""
+    return x * Precision.HALF.scale + Precision.FULL.scale

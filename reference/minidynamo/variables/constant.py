@@ -155,6 +155,8 @@ class ConstantVariable(VariableTracker):
         if method is not None:
             from minidynamo.variables.functions import UserFunctionVariable, UserMethodVariable
 
+            if isinstance(inspect.getattr_static(type(self.value), name), property):
+                return UserFunctionVariable(method).call_function(tx, [self], {})
             return UserMethodVariable(UserFunctionVariable(method), self)
         if callable(attr) and not isinstance(attr, CONSTANT_TYPES):
             return GetAttrVariable(self, name)
@@ -202,13 +204,16 @@ class ConstantVariable(VariableTracker):
 
 
 def _user_enum_method(value: object, name: str) -> types.FunctionType | None:
-    """The user-code method `name` of an enum member's class (``Act.RELU.fn()``): traced
-    like any method, never run now (it may return a function or touch tensors)."""
+    """The user-code method `name` (or property getter) of an enum member's class
+    (``Act.RELU.fn()``): traced like any method, never run now (it may return a function,
+    touch tensors or globals)."""
     from minidynamo import trace_rules
 
     if not isinstance(value, enum.Enum):
         return None
     fn = inspect.getattr_static(type(value), name, None)
+    if isinstance(fn, property):
+        fn = fn.fget
     if isinstance(fn, types.FunctionType) and trace_rules.lookup(fn) is trace_rules.Rule.INLINE:
         return fn
     return None
