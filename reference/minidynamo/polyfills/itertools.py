@@ -122,23 +122,6 @@ def count(start: Any = 0, step: Any = 1) -> Iterator:
         value = value + step
 
 
-def batched(iterable: Iterable, n: int, *, strict: bool = False) -> Iterator[tuple]:
-    """CPython 3.12's ``itertools.batched`` (``strict`` from 3.13): tuples of `n` items,
-    the last one shorter."""
-    if n < 1:
-        raise ValueError("n must be at least one")
-    batch: list = []
-    for item in iterable:
-        batch.append(item)
-        if len(batch) == n:
-            yield tuple(batch)
-            batch = []
-    if batch:
-        if strict:
-            raise ValueError("batched(): incomplete batch")
-        yield tuple(batch)
-
-
 def pairwise(iterable: Iterable) -> Iterator[tuple]:
     first = True
     previous = None
@@ -259,3 +242,20 @@ def combinations_with_replacement(iterable: Iterable, r: int) -> Iterator[tuple]
             return
         indices[i:] = [indices[i] + 1] * (r - i)
         yield tuple(pool[i] for i in indices)
+
+
+def batched(iterable: Iterable, n: int, *, strict: bool = False) -> Iterator[tuple]:
+    """CPython 3.12's ``itertools.batched`` (``strict`` from 3.13): tuples of `n` items,
+    the last one shorter."""
+    if n < 1:
+        raise ValueError("n must be at least one")
+    batch: list = []
+    for item in iterable:
+        batch.append(item)
+        if len(batch) == n:
+            yield tuple(batch)
+            batch = []
+    if batch:
+        if strict:
+            raise ValueError("batched(): incomplete batch")
+        yield tuple(batch)
