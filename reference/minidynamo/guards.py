@@ -357,6 +357,12 @@ class GuardSet:
             text = f"{source.name}.get({key!r}) == {os.environ.get(key)!r}"
         self._add(source, text, text)
 
+    def add_environ_snapshot(self, source: Source) -> None:
+        """`os.environ` (at `source`) holds what it holds now, every variable (its
+        text does not print them: they are the machine's)."""
+        text = f"dict({source.name}) == the environment read at trace time"
+        self._add(source, text, f"dict({source.name}) == {self._bind(dict(os.environ))}")
+
     def add_key_presence(self, source: Source, key: str, present: bool) -> None:
         """The mapping at `source` has (or has not) the key `key`."""
         text = f"{key!r} {'in' if present else 'not in'} {source.name}"

@@ -251,6 +251,8 @@ class EnvironVariable(VariableTracker):
         from minidynamo.variables.constant import fold
 
         if name in self.SNAPSHOT_METHODS:
+            if self.source is not None:
+                tx.output.guards.add_environ_snapshot(self.source)
             snapshot = VariableBuilder(tx, None)(dict(self.value))
             return snapshot if name == "copy" else snapshot.call_method(tx, name, args, kwargs)
         if name not in self.READ_METHODS:
