@@ -1,6 +1,6 @@
 """`VariableBuilder`: a Python value from the frame -> a VariableTracker plus guards
 (seed: `VariableBuilder._wrap`, there "a very long elif chain"; here a table from type
-to wrapper). Also `wrap_fx_proxy`: the result of a graph node -> a VariableTracker.
+to wrapper). The result of a graph node becomes one in graph_values.py.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 from torch._library.custom_ops import CustomOpDef
-from torch.fx.experimental.symbolic_shapes import guard_scalar
 
 from minidynamo import graph_break_registry as gb
 from minidynamo import trace_rules
@@ -92,7 +91,7 @@ from minidynamo.variables.misc import (
 )
 from minidynamo.variables.nn_module import NNModuleVariable
 from minidynamo.variables.numpy import NumpyNdarrayVariable, NumpyVariable
-from minidynamo.variables.symnode import SYM_TYPES, SymNodeVariable, is_symbolic
+from minidynamo.variables.symnode import SymNodeVariable
 from minidynamo.variables.tensor import TensorVariable
 from minidynamo.variables.tensor_subclass import check_wrappable, is_subclass_tensor
 from minidynamo.variables.torch import TorchInGraphFunctionVariable
@@ -770,43 +769,3 @@ def may_be_symbolic(source: Source, tx: InstructionTranslatorBase) -> bool:
         if source in tx.output.module_sources:
             return False
     return isinstance(source, LocalSource)
-
-
-def wrap_fx_proxy(
-    tx: InstructionTranslatorBase, proxy: torch.fx.Proxy, example_value: Any
-) -> VariableTracker:
-    """The VariableTracker of a new graph node, given its FakeTensor example value."""
-    if isinstance(example_value, torch.Tensor):
-        return TensorVariable(proxy, example_value)
-    if is_symbolic(example_value) and isinstance(example_value, SYM_TYPES):
-        return SymNodeVariable(tx, proxy, example_value)
-    if isinstance(example_value, torch.Size) and not is_symbolic(example_value):
-        return SizeVariable.of(example_value)
-    if isinstance(example_value, (tuple, list)):
-        items = [
-            wrap_fx_proxy(
-                tx,
-                tx.output.create_proxy(
-                    tx, "call_function", operator.getitem, (proxy, i), {}, example=item
-                ),
-                item,
-            )
-            for i, item in enumerate(example_value)
-        ]
-        if isinstance(example_value, torch.Size):
-            return SizeVariable(items, proxy=proxy)
-        if type(example_value) is list:
-            return ListVariable(items)
-        if type(example_value) is tuple:
-            return TupleVariable(items)
-        return NamedTupleVariable(items, type(example_value))
-    if example_value is None:
-        return ConstantVariable(None)
-    if isinstance(example_value, (bool, int, float, *SYM_TYPES)):
-        # A static number (a SymInt whose value is known is one): no graph value needed.
-        tx.output.graph.erase_node(proxy.node)
-        return ConstantVariable(guard_scalar(example_value))
-    if isinstance(example_value, str):
-        # ``v.hex()`` of a SymFloat: v specialized, guarded; its node stays, as Dynamo's.
-        return ConstantVariable(example_value)
-    unimplemented(f"graph operation returned a {type(example_value).__name__}")

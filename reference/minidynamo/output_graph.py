@@ -355,7 +355,7 @@ class OutputGraph:
     ) -> VariableTracker:
         """`call` with arguments already in their graph form (proxies, constants, and
         structures of them: a higher-order op's subgraph and operand tuple)."""
-        from minidynamo.builder import wrap_fx_proxy
+        from minidynamo.graph_values import wrap_fx_proxy
 
         filename, lineno, _line = tx.source_location()
         with self.shapes.guards_added_at(f"{filename}:{lineno} in {tx.code.co_name}"):

@@ -169,7 +169,8 @@ def special_method(
 ) -> VariableTracker:
     """``type(obj).name`` bound to `obj`, as CPython looks up ``__enter__``/``__exit__``:
     Python code the trace can inline, or a graph break."""
-    from minidynamo.variables.user_defined import UserDefinedObjectVariable, wrap_class_attribute
+    from minidynamo.variables.class_lookup import wrap_class_attribute
+    from minidynamo.variables.user_defined import UserDefinedObjectVariable
 
     method = inspect.getattr_static(obj.python_type(), name, None)
     is_python = isinstance(method, types.FunctionType)

@@ -99,7 +99,7 @@ class ExceptionVariable(VariableTracker):
         method bound to the exception, a property's getter inlined), read through the
         class's source, so guarded as the class attribute it is."""
         from minidynamo.source import AttrSource
-        from minidynamo.variables.user_defined import wrap_class_attribute
+        from minidynamo.variables.class_lookup import wrap_class_attribute
 
         owner = next((c for c in self.exc_type.__mro__ if name in vars(c)), None)
         if owner is None or owner.__module__ == "builtins" or self.class_source is None:

@@ -297,7 +297,7 @@ class NamedTupleVariable(TupleVariable):
             return ConstantVariable.create(getattr(self.tuple_cls, name))
         own = self.own_attribute(name)
         if own is not None:
-            from minidynamo.variables.user_defined import wrap_class_attribute
+            from minidynamo.variables.class_lookup import wrap_class_attribute
 
             return wrap_class_attribute(tx, self, own, None)
         return super().var_getattr(tx, name)

@@ -22,6 +22,7 @@ from minidynamo.exc import unimplemented
 from minidynamo.polyfills import nn_module as nn_module_polyfills
 from minidynamo.source import AttrSource, GetItemSource, GlobalSource
 from minidynamo.variables.base import NotConstant, VariableTracker
+from minidynamo.variables.class_lookup import user_slot
 from minidynamo.variables.collections_types import OrderedDictVariable
 from minidynamo.variables.constant import ConstantVariable
 from minidynamo.variables.dicts import ConstDictVariable, key_constant
@@ -29,7 +30,7 @@ from minidynamo.variables.functions import inline_polyfill
 from minidynamo.variables.lists import ListIteratorVariable, ListVariable, TupleVariable
 from minidynamo.variables.misc import GetAttrVariable
 from minidynamo.variables.tensor import TensorVariable
-from minidynamo.variables.user_defined import UserDefinedObjectVariable, user_slot
+from minidynamo.variables.user_defined import UserDefinedObjectVariable
 
 if TYPE_CHECKING:
     from minidynamo.codegen import PyCodegen

@@ -16,10 +16,11 @@ from minidynamo.builder import VariableBuilder
 from minidynamo.exc import unimplemented
 from minidynamo.source import DictContentsSource, dict_contents
 from minidynamo.variables.base import VariableTracker
+from minidynamo.variables.class_lookup import wrap_class_attribute
 from minidynamo.variables.constant import ConstantVariable
 from minidynamo.variables.misc import CellVariable, GetAttrVariable
 from minidynamo.variables.tensor import TensorVariable
-from minidynamo.variables.user_defined import UserDefinedObjectVariable, wrap_class_attribute
+from minidynamo.variables.user_defined import UserDefinedObjectVariable
 from minidynamo.variables.user_dict import (
     DICT_BASES,
     DictItemsMethodVariable,

@@ -230,7 +230,7 @@ class TensorVariable(VariableTracker):
         An instance attribute of the same name (the input's, or one the trace set) comes
         first, as for any object, except where the class's is a data descriptor."""
         from minidynamo.side_effects import DELETED
-        from minidynamo.variables.user_defined import wrap_class_attribute
+        from minidynamo.variables.class_lookup import wrap_class_attribute
 
         stored = tx.output.side_effects.load_attr(self, name)
         if stored is None:
