@@ -315,7 +315,7 @@ class GuardSet:
             self._add(
                 None,
                 f"GLOBAL_STATE changed: {part}",
-                f"{self._bind(query)}() == {self._bind(query())}",
+                f"{self._bind(query)}() is {self._bind(query())}",  # bools, dtypes: singletons
                 TYPE,
                 ambient=True,
             )
