@@ -280,9 +280,9 @@ class NNModuleVariable(UserDefinedObjectVariable):
         pairs: list[VariableTracker] = []
         for owner, prefix in ((hooks_module, "_global"), (self.value, "")):
             table = getattr(owner, prefix + name)
+            kwargs_table = getattr(owner, prefix + with_kwargs, {})
             tracked = tx.output.input_by_id.get(id(table))
             if isinstance(tracked, ConstDictVariable):
-                kwargs_table = getattr(owner, prefix + with_kwargs, {})
                 for key in tracked.keys():
                     takes_kwargs = ConstantVariable(key_constant(key) in kwargs_table)
                     pairs.append(TupleVariable([tracked.item_value(key), takes_kwargs]))
@@ -297,7 +297,6 @@ class NNModuleVariable(UserDefinedObjectVariable):
                 base = self.source
             source = AttrSource(base, prefix + name)
             tx.output.guards.add_dict_keys(source, table)
-            kwargs_table = getattr(owner, prefix + with_kwargs, {})
             for hook_id, hook in table.items():
                 hook_vt = VariableBuilder(tx, GetItemSource(source, hook_id))(hook)
                 takes_kwargs = ConstantVariable(hook_id in kwargs_table)
