@@ -228,6 +228,11 @@ class GuardSet:
                 f"{source.name} == {_show_constant(value)}",
                 f"{source.name} == {self._bind(expected)}",
             )
+            if isinstance(value, float) and value == 0.0:
+                # 0.0 == -0.0, yet 1 / x, str(x) and x * tensor tell them apart.
+                self.namespace.setdefault("math", math)
+                sign = f"math.copysign(1.0, {source.name}) == {math.copysign(1.0, value)}"
+                self._add(source, sign, sign)
 
     def add_not_nan(self, source: Source, *, item: bool = False) -> None:
         """A float traced as a symbol is not NaN: the ShapeEnv cannot reason about NaN, so
