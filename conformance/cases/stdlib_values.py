@@ -11,6 +11,7 @@ import enum
 import math
 import os
 import sys
+import types
 import typing
 
 import torch
@@ -417,3 +418,16 @@ def enum_member_property_traced(x):
     methods, so the global it reads is guarded (a new value recompiles) rather than read
     once at trace time."""
     return x * Precision.HALF.scale + Precision.FULL.scale
+
+
+@case(
+    tags=TAGS,
+    calls=[Call(T(3), types.SimpleNamespace(a=1)), Call(T(3), types.SimpleNamespace(a=1, b=5))],
+    options=FULLGRAPH,
+    expect=Expect(frames=2, graphs=2, ops=[["add", "add"], ["add", "add"]]),
+)
+def simple_namespace_getattr_with_default(x, ns):
+    """``getattr(ns, name, default)`` on a SimpleNamespace argument: its lookup is CPython's
+    generic one, so a missing attribute is the default, guarded as absent
+    (``not hasattr(L['ns'], 'b')``); given ``b`` the next call compiles again."""
+    return x + getattr(ns, "a", 0) + getattr(ns, "b", 10)

@@ -104,10 +104,11 @@ def user_slot(cls: type, name: str) -> types.FunctionType | None:
 
 
 # CPython's generic attribute lookup (PyObject_GenericGetAttr), as the builtin bases of
-# user classes expose it.
+# user classes (and types.SimpleNamespace) expose it.
 _GENERIC_GETATTRIBUTE = tuple(
     inspect.getattr_static(base, "__getattribute__")
     for base in (object, dict, list, tuple, set, frozenset, int, float, str, BaseException)
+    + (types.SimpleNamespace,)
 )
 
 

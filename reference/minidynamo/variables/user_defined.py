@@ -485,10 +485,8 @@ class UserDefinedObjectVariable(VariableTracker):
             getattr_fn is not None and getattr_fn is not self.known_getattr()
         ):
             return self.has_attr_by_lookup(tx, name)
-        if inspect.getattr_static(cls, "__getattr__", None) is not self.known_getattr():
-            unimplemented(f"hasattr on {cls.__qualname__} (custom __getattr__)")
-        if inspect.getattr_static(cls, "__getattribute__") is not object.__getattribute__:
-            unimplemented(f"hasattr on {cls.__qualname__} (custom __getattribute__)")
+        if not has_generic_getattr(cls, self.known_getattr()):
+            unimplemented(f"hasattr on {cls.__qualname__} (a C __getattribute__ or __getattr__)")
         stored = tx.output.side_effects.load_attr(self, name)
         if stored is not None and stored is not DELETED:
             return True
