@@ -11,7 +11,6 @@ import enum
 import math
 import os
 import sys
-import types
 import typing
 
 import torch
@@ -420,9 +419,12 @@ def enum_member_property_traced(x):
     return x * Precision.HALF.scale + Precision.FULL.scale
 
 
+SimpleNamespace = type(sys.implementation)  # types.SimpleNamespace
+
+
 @case(
     tags=TAGS,
-    calls=[Call(T(3), types.SimpleNamespace(a=1)), Call(T(3), types.SimpleNamespace(a=1, b=5))],
+    calls=[Call(T(3), SimpleNamespace(a=1)), Call(T(3), SimpleNamespace(a=1, b=5))],
     options=FULLGRAPH,
     expect=Expect(frames=2, graphs=2, ops=[["add", "add"], ["add", "add"]]),
 )
