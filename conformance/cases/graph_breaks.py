@@ -838,3 +838,43 @@ def data_ptr_of_two_tensors_compared_breaks(a, b):
     y = a * 2
     same = a.data_ptr() == b.data_ptr()
     return y, same
+
+
+@case(
+    tags=["graph-breaks", "loops"],
+    calls=[Call([T(1), T(1), T(1)])],
+    expect=Expect(frames=2, graphs=2, ops=[["mul"], ["add"]]),
+)
+def break_inside_list_comprehension_runs_it_in_cpython(xs):
+    """A break inside a comprehension cannot resume mid-loop: the graph ends before the
+    comprehension, which runs in CPython, and the frame resumes after it. On 3.10/3.11
+    the comprehension is a function of its own (broken at its call); on 3.12+ it is
+    inlined in the frame's bytecode (PEP 709) and its bytecode is run as it is."""
+    y = xs[0] * 2
+    values = [t.item() for t in xs]
+    return y + sum(values)
+
+
+@case(
+    tags=["graph-breaks", "loops"],
+    calls=[Call(T(2))],
+    expect=Expect(frames=2, graphs=2, ops=[["add"], ["mul", "add"]]),
+)
+def break_inside_nested_comprehension_left_on_the_stack(x):
+    """A nested comprehension whose result is an operand (left on the stack, under the
+    pending `sum` call): the continuation gets it with the rest of the stack."""
+    y = x + 1
+    return y * sum([sum([print("", end="") or i * j for j in range(2)]) for i in range(3)]) + y
+
+
+@case(
+    tags=["graph-breaks", "loops"],
+    calls=[Call({"a": T(1), "b": T(1)})],
+    expect=Expect(frames=0, graphs=0),
+)
+def break_inside_comprehension_over_a_dict_runs_the_frame_eagerly(d):
+    """As Dynamo, which rebuilds the comprehension's iterator at the break and cannot for
+    one over a dict: the frame runs in CPython."""
+    y = d["a"] + 1
+    values = {k: v.item() for k, v in d.items()}
+    return y * values["b"]

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from minidynamo import config, logs, resume
+from minidynamo import comprehension_break, config, logs, resume
 from minidynamo import graph_break_registry as gb
 from minidynamo.builder import VariableBuilder
 from minidynamo.bytecode import (
@@ -466,7 +466,16 @@ class InstructionTranslator(InstructionTranslatorBase):
         frame's cells."""
         inst = self.instructions[index]
         is_branch = error.gb_id == gb.DATA_DEPENDENT_BRANCH and inst.opname in _BRANCHES
-        if not (inst.opname in _CALLS or is_branch) or not error.breakable:
+        if not error.breakable:
+            return
+        comprehension = comprehension_break.around(self.instructions, index)
+        if comprehension is not None:
+            if not self.in_try_block(comprehension.start) and not any(
+                isinstance(v, WithExitFunctionVariable) for v in self.stack
+            ):
+                error.break_span = (comprehension.start, comprehension.end)
+            return
+        if not (inst.opname in _CALLS or is_branch):
             return
         if self.has_backedge(index):
             return
@@ -494,16 +503,29 @@ class InstructionTranslator(InstructionTranslatorBase):
         the stack, keep the rest of the stack and the live locals in locals, run the
         instructions in CPython and return what the continuation returns."""
         inst = self.instructions[last]
-        results = 0 if inst.target is not None else 1  # a branch pushes nothing, a call one
-        effect = sum(stack_effect(self.instructions[i]) for i in range(first, last + 1))
-        kept = self.stack[: len(self.stack) + effect - results]
-        read = self.stack[len(kept) :]
         targets = [last + 1]
-        if inst.target is not None:
+        comprehension = comprehension_break.at(self.instructions, first)
+        if comprehension is not None:  # it reads the iterable, stores or pushes its result
+            results = int(comprehension.result is None)
+            kept = self.stack[:-1]
+        else:
+            results = 0 if inst.target is not None else 1  # a branch pushes nothing, a call one
+            effect = sum(stack_effect(self.instructions[i]) for i in range(first, last + 1))
+            kept = self.stack[: len(self.stack) + effect - results]
+        read = self.stack[len(kept) :]
+        for value in read:
+            comprehension_break.check_rebuilt(value, iterated=comprehension is not None)
+        if inst.target is not None and comprehension is None:
             targets.append(self.index_of[id(inst.target)])
         live = self.live_locals(targets)
+        # What the rerun instructions read from locals is stored too (a comprehension's).
+        needed = self.live_locals([first]) if comprehension is not None else live
+        if comprehension is not None and comprehension.result in resume.live_locals(
+            self.instructions, last + 1
+        ):
+            live.append(comprehension.result)
         stored = {name: value for name, value in self.symbolic_locals.items()
-                  if name in live and not _is_unchanged_local(name, value)}  # fmt: skip
+                  if name in needed and not _is_unchanged_local(name, value)}  # fmt: skip
         # As Dynamo, a lazy constant the continuation receives is guarded on its value: a
         # live local that is not the frame's own unchanged argument, and all the stack
         # kept under the operands of the breaking instruction (of those, ints and floats).
@@ -527,9 +549,12 @@ class InstructionTranslator(InstructionTranslatorBase):
             )
         finally:
             _RUNNING.pop()
-        rerun = [
-            i for index in range(first, last + 1) for i in create_rerun(self.instructions[index])
-        ]
+        handler: list[Instruction] = []
+        if comprehension is not None:
+            rerun, handler = comprehension_break.rerun(self.instructions, comprehension, len(kept))
+        else:
+            rerun = [i for index in range(first, last + 1)
+                     for i in create_rerun(self.instructions[index])]  # fmt: skip
         if blocks and inst.target is None:
             body += self.in_blocks(rerun, blocks)
         else:
@@ -537,7 +562,7 @@ class InstructionTranslator(InstructionTranslatorBase):
         continuations = [self.call_resume(target, slots, results, live) for target in targets]
         if len(continuations) == 2:
             rerun[-1].target = continuations[1][0]
-        self.output_instructions = body + [i for c in continuations for i in c]
+        self.output_instructions = body + [i for c in continuations for i in c] + handler
         self.done = True
 
     def changed_cells(self) -> dict[str, VariableTracker]:

@@ -7,6 +7,7 @@ versions in how bytecode is encoded stays here.
 """
 
 from .assemble import assemble
+from .checks import stored_locals
 from .create import (
     add_push_null,
     clone_instructions,
@@ -86,5 +87,6 @@ __all__ = [
     "exception_table",
     "python_source",
     "stack_effect",
+    "stored_locals",
     "without_method_calls",
 ]

@@ -44,7 +44,7 @@ def check_loads_of_unbound_locals(instructions: list[Instruction], fields: dict[
     generated code would reach the user's call instead of making the frame run eagerly.
     (Whether every path stores it first is not checked; LOAD_FAST_CHECK is not refused.)"""
     bound = {*_arguments(fields), *fields["co_cellvars"], *fields["co_freevars"]}
-    bound.update(name for inst in instructions for name in _stored_locals(inst))
+    bound.update(name for inst in instructions for name in stored_locals(inst))
     for index, inst in enumerate(instructions):
         for name in _loaded_locals(inst):
             if name not in bound:
@@ -60,7 +60,7 @@ def _arguments(fields: dict[str, Any]) -> tuple[str, ...]:
     return tuple(fields["co_varnames"][:count])
 
 
-def _stored_locals(inst: Instruction) -> tuple[str, ...]:
+def stored_locals(inst: Instruction) -> tuple[str, ...]:
     """STORE_FAST x, STORE_FAST_STORE_FAST (x, y), STORE_FAST_LOAD_FAST (x, _) store x."""
     if inst.opname == "STORE_FAST":
         return (inst.argval,)

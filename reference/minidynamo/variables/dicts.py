@@ -235,7 +235,7 @@ class ConstDictVariable(VariableTracker):
         return ConstantVariable(constant_key(key) in self._items)
 
     def method_iter(self, tx: InstructionTranslatorBase) -> VariableTracker:
-        return ListIteratorVariable(self.unpack_var_sequence(tx))
+        return ListIteratorVariable(self.unpack_var_sequence(tx), kind=type(iter({})))
 
     def method_keys(self, tx: InstructionTranslatorBase) -> VariableTracker:
         return DictViewVariable(self, "keys")
@@ -378,7 +378,8 @@ class DictViewVariable(VariableTracker):
         return getattr(self.dict_vt.as_python_constant(), self.kind)()
 
     def method_iter(self, tx: InstructionTranslatorBase) -> VariableTracker:
-        return ListIteratorVariable(self.unpack_var_sequence(tx))
+        kind = type(iter(getattr({}, self.kind)()))
+        return ListIteratorVariable(self.unpack_var_sequence(tx), kind=kind)
 
     def method_len(self, tx: InstructionTranslatorBase) -> VariableTracker:
         return ConstantVariable(len(self.dict_vt.keys()))
@@ -450,7 +451,7 @@ class SetVariable(VariableTracker):
         return ConstantVariable(constant_key(item) in self.values)
 
     def method_iter(self, tx: InstructionTranslatorBase) -> VariableTracker:
-        return ListIteratorVariable(self.unpack_var_sequence(tx))
+        return ListIteratorVariable(self.unpack_var_sequence(tx), kind=type(iter(set())))
 
     def method_add(self, tx: InstructionTranslatorBase, item: VariableTracker) -> VariableTracker:
         check_mutable(tx, self)
