@@ -644,3 +644,17 @@ def exit_stack_entered_suppress_swallows(x):
         x = x + 1
         raise KeyError("gone")
     return x * 2
+
+
+@case(tags=["context-managers", "torch-api", "fullgraph"], calls=[Call(T(3))],
+      options=FULLGRAPH,
+      expect=Expect(frames=1, graphs=1, ops=[[
+          "torch.autograd.grad_mode._enter_inference_mode", "mul",
+          "torch.autograd.grad_mode._exit_inference_mode", "add"]]))  # fmt: skip
+def no_grad_inside_inference_mode(x):
+    """Inference mode disables grad already: the no_grad block inside switches nothing
+    (it recorded a ``_set_grad_enabled(False)`` node, and none to leave it)."""
+    with torch.inference_mode():
+        with torch.no_grad():
+            y = x * 2
+    return y + 1

@@ -59,6 +59,12 @@ graph_sizes_log = logs.get_logger("graph_sizes")
 # only served an `if`, whose guard the ShapePolicy keeps).
 _SYMBOLIC_RESULTS = (torch.SymInt, torch.SymBool, torch.SymFloat, torch.Size)
 # The nodes insert_deferred_runtime_asserts rewrites even in a graph without symbols.
+# Nodes that change the grad mode besides ``torch._C._set_grad_enabled``.
+_GRAD_MODE_CHANGERS = (
+    torch.autograd.grad_mode._enter_inference_mode,
+    torch.autograd.grad_mode._exit_inference_mode,
+)
+
 _ASSERTION_TARGETS = (
     torch._check,
     torch._assert_scalar,
@@ -477,6 +483,8 @@ class OutputGraph:
                 for switch in earlier:
                     self.graph.erase_node(switch)
                 run = []
+            if node.op == "call_function" and node.target in _GRAD_MODE_CHANGERS:
+                mode = None  # inference mode switches grad mode too, without a switch node
 
     def compute_sizes_from_inputs(self) -> None:
         """Size arithmetic in terms of the graph's size inputs, as Dynamo: torch.fx's

@@ -225,7 +225,11 @@ class WithExitFunctionVariable(VariableTracker):
 
 
 def set_grad_enabled(tx: InstructionTranslatorBase, mode: bool) -> None:
-    """Record the switch in the graph and make it for the rest of the trace."""
+    """Record the switch in the graph and make it for the rest of the trace; none where
+    the mode is in force already (as Dynamo: under inference_mode a no_grad block
+    switches nothing)."""
+    if torch.is_grad_enabled() == mode:
+        return
     tx.output.create_proxy(
         tx, "call_function", torch._C._set_grad_enabled, (mode,), {}, example=None
     )
