@@ -386,3 +386,26 @@ def child_hook_removed_in_forward():
     import copy
 
     return copy.deepcopy(HOOKED_CHILD)
+
+
+def _printing_hook(module, args, out):
+    print("hook saw", tuple(out.shape))
+    return out * 2
+
+
+@case(tags=["nn-module", "graph-breaks"], calls=[Call(T(2, 3))], factory=True,
+      expect=Expect(frames=5, graphs=2, ops=[["torch._C._nn.linear"], ["mul"]]))  # fmt: skip
+def break_in_hook_of_builtin_module():
+    """A graph break in a forward hook of an nn.Linear leaves the module call to CPython;
+    the Linear's own forward is converted then, as in Dynamo (an inbuilt module's
+    forward frame is converted where the module has forward hooks), and makes a graph
+    (it ran in CPython: only the hook's continuation made one)."""
+    m = nn.Linear(3, 3)
+    m.register_forward_hook(_printing_hook)
+
+    def f(x):
+        with torch.no_grad():
+            y = m(x)
+        return y, y.requires_grad
+
+    return f

@@ -285,9 +285,14 @@ class ConvertFrame:
                 return _run_with_callback(code, f_globals, closure, None)
             if closure and trace_rules.disables_frame_of_closure(code):
                 _skip(closure[0].cell_contents.__code__)
-            if not entry and trace_rules.skip_code(code, f_builtins):
-                _skip(code)
-                return None
+        if (
+            not entry
+            and trace_rules.skip_code(code, f_builtins)
+            and not trace_rules.is_hooked_builtin_forward(code, args)
+        ):
+            _skip(code)
+            return None
+        if state is None:
             state = states.setdefault(code, CodeState)
         entries = state.entries  # none of which `__call__` found to hold
         if not trace_rules.has_tensor_in_frame(code, frame_locals(code, args, closure), f_globals):

@@ -704,6 +704,30 @@ def skip_code(code: types.CodeType, f_builtins: dict) -> bool:
     return code.co_name == "__setattr__"
 
 
+# The hook dicts whose entries make a torch.nn module's forward frame converted.
+_FORWARD_HOOK_DICTS = (
+    "_forward_pre_hooks",
+    "_forward_pre_hooks_with_kwargs",
+    "_forward_hooks_with_kwargs",
+    "_forward_hooks",
+)
+
+
+def is_hooked_builtin_forward(code: types.CodeType, args: tuple) -> bool:
+    """The frame of the ``forward`` of one of torch's own modules that has forward hooks
+    is converted, library code though it is, as in Dynamo: a graph break in a hook
+    leaves the whole module call to CPython, and its forward then makes a graph of its
+    own. It is decided at each frame the cache misses, by the module of that call."""
+    if code.co_name != "forward" or not args or code.co_varnames[:1] != ("self",):
+        return False
+    module = args[0]
+    return (
+        isinstance(module, torch.nn.Module)
+        and type(module).__module__.startswith(("torch.nn.", "torch.ao."))
+        and any(getattr(module, name, None) for name in _FORWARD_HOOK_DICTS)
+    )
+
+
 # Code of the functions given to `minidynamo.compile`: always translated (Dynamo's
 # always_optimize_code_objects), even without a tensor in sight.
 _compiled_codes: weakref.WeakSet[types.CodeType] = weakref.WeakSet()
