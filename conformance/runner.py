@@ -101,10 +101,19 @@ class ObjectSnapshot:
 
 
 def snapshot(value: Any, _seen: dict[int, Any] | None = None) -> Any:
-    """A copy of `value` for comparison (tensors detached, objects as attribute dicts)."""
+    """A copy of `value` for comparison (tensors detached, objects as attribute dicts).
+    A container reached again within its own snapshot is a cycle, ``"<cycle>"``; one
+    reached again elsewhere (the same tuple twice in a result) is its snapshot again."""
     seen = {} if _seen is None else _seen
     if id(value) in seen:
         return seen[id(value)]
+    result = _snapshot(value, seen)
+    if id(value) in seen:  # a container: its finished snapshot for later reaches
+        seen[id(value)] = result
+    return result
+
+
+def _snapshot(value: Any, seen: dict[int, Any]) -> Any:
     if isinstance(value, torch.Tensor):
         grad = None if value.grad is None else snapshot(value.grad, seen)
         return TensorSnapshot(value.detach().clone(), value.requires_grad, grad)

@@ -159,6 +159,16 @@ def test_differences_name_the_place() -> None:
     assert differences(expected, snapshot({"a": [torch.ones(2), 4]})) == ["['a'][1]: 3 != 4"]
 
 
+def test_snapshot_marks_cycles_only() -> None:
+    """A tuple reached twice is its snapshot twice (it read ``"<cycle>"`` the second
+    time, unlike an equal tuple that is not the same object); a list in itself is a cycle."""
+    pair = (torch.ones(2), 1)
+    assert differences(snapshot([pair, pair]), snapshot([pair, (torch.ones(2), 1)])) == []
+    looped: list = [1]
+    looped.append(looped)
+    assert snapshot(looped) == [1, "<cycle>"]
+
+
 class WrappedError(RuntimeError):
     """Like Dynamo's TorchRuntimeError: a RuntimeError with its own message."""
 
