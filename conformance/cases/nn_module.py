@@ -409,3 +409,25 @@ def break_in_hook_of_builtin_module():
         return y, y.requires_grad
 
     return f
+
+
+class Annealed(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.temp = 1.0
+
+    def forward(self, x):
+        self.temp = self.temp * 0.5
+        return x * self.temp, self.temp
+
+
+@case(tags=["nn-module", "recompiles", "side-effects"],
+      calls=[Call(T(3)), Call(T(3)), Call(T(3))], factory=True,
+      expect=Expect(frames=2, graphs=2,
+                    ops=[["mul"], [".item", "mul", "mul", "torch.scalar_tensor"]]))  # fmt: skip
+def float_attribute_computed_and_returned():
+    """A float attribute that changes at each call is a graph input from the second
+    compile; the float computed from it leaves the graph as Dynamo returns one: a
+    float64 ``torch.scalar_tensor`` output, made a float again by ``.item()`` (it was
+    the symbolic float itself)."""
+    return Annealed()

@@ -52,6 +52,7 @@ class SymNodeVariable(VariableTracker):
         self.tx = tx
         self.proxy = proxy
         self.example_value = example_value
+        self._as_tensor: VariableTracker | None = None
 
     def __repr__(self) -> str:
         return f"SymNodeVariable({self.example_value})"
@@ -109,8 +110,26 @@ class SymNodeVariable(VariableTracker):
         # An input is reloaded from the frame; a computed value is a graph output.
         if self.source is not None:
             self.source.reconstruct(codegen)
+        elif self.python_type() is float:
+            # As Dynamo: a float leaves the graph as a float64 scalar tensor, and
+            # ``.item()`` makes it a float again.
+            codegen.load_graph_output(self.as_tensor().as_proxy().node)
+            codegen.call_method("item", [])
         else:
             codegen.load_graph_output(self.proxy.node)
+
+    def as_tensor(self) -> VariableTracker:
+        """``torch.scalar_tensor(n, dtype=torch.float64)`` in the graph, made once (a
+        rebuild may run twice)."""
+        if self._as_tensor is None:
+            self._as_tensor = self.tx.output.call(
+                self.tx,
+                "call_function",
+                torch.scalar_tensor,
+                [self],
+                {"dtype": ConstantVariable(torch.float64)},
+            )
+        return self._as_tensor
 
 
 def guards_added_here(tx: InstructionTranslatorBase) -> AbstractContextManager[None]:
