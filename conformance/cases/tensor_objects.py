@@ -661,3 +661,10 @@ def id_of_input_tensor_is_a_number(x):
     compiles again."""
     key = id(x)
     return x * 2, key > 0
+
+
+@case(tags=OBJ, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph(".type"))
+def type_cast_to_legacy_tensor_class(x):
+    """`x.type(torch.LongTensor)` casts: FX cannot hold the class, so the node takes its
+    name "torch.LongTensor" (Dynamo's method_type); it broke on the class argument."""
+    return x.type(torch.LongTensor), x.type()

@@ -386,6 +386,12 @@ class TensorVariable(VariableTracker):
             return as_subclass(self, args[0].as_python_constant())
         if name == "type" and not args and not kwargs:  # "torch.FloatTensor"
             return ConstantVariable(self.example_value.type())
+        if name == "type" and args and _is_legacy_tensor_type(args[0]):
+            # `t.type(torch.LongTensor)`: FX cannot hold the class, so the node gets its
+            # name, which Tensor.type takes too (as Dynamo's method_type does).
+            cls = args[0].as_python_constant()
+            named = ConstantVariable(f"{cls.__module__}.{cls.__name__}")
+            return tx.output.call(tx, "call_method", "type", [self, named, *args[1:]], kwargs)
         if name in STATIC_METHODS:
             values = [arg.as_python_constant() for arg in args]
             kwvalues = {k: v.as_python_constant() for k, v in kwargs.items()}
@@ -496,3 +502,10 @@ class DataPtrVariable(VariableTracker):
 
     def reconstruct(self, codegen: PyCodegen) -> None:
         codegen.call_method_of(self.tensor, self.method)
+
+
+def _is_legacy_tensor_type(arg: VariableTracker) -> bool:
+    """`arg` is a constant legacy tensor class (`torch.LongTensor`, of metaclass tensortype)."""
+    return arg.is_python_constant() and isinstance(
+        arg.as_python_constant(), type(torch.FloatTensor)
+    )
