@@ -6,7 +6,7 @@ are inlined when called. Cases with `factory=True` build the closure under test.
 
 import torch
 
-from conformance.spec import Call, Expect, T, case, one_graph
+from conformance.spec import Break, Call, Expect, T, case, one_graph
 
 
 def make_scaler(k):
@@ -127,3 +127,31 @@ def closure_returns_closure(x):
         return add
 
     return adder(1)(x * 2)
+
+
+def make_counter(n):
+    def get():
+        return n
+
+    def inc():
+        nonlocal n
+        n += 1
+
+    return get, inc
+
+
+@case(
+    tags=["closures", "graph-breaks"],
+    calls=[Call(T(3))],
+    expect=Expect(frames=2, graphs=2, breaks=[Break("GB0059", 'print("between")')]),
+)
+def closures_made_inline_live_across_graph_break(x):
+    """Two closures `make_counter` made share a new cell: at the break they are rebuilt
+    with one new cell (types.CellType) holding its value then, so `inc()` after the break
+    is seen by `get()`; rebuilding such a cell was unsupported (the frame ran eagerly)."""
+    get, inc = make_counter(2)
+    inc()
+    y = x * get()
+    print("between")
+    inc()
+    return y + get()

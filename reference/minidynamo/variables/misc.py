@@ -135,11 +135,25 @@ class CellVariable(VariableTracker):
             return self.load(tx)
         return super().var_getattr(tx, name)
 
+    def is_new_object(self) -> bool:
+        """A cell an inlined function made: one cell however many closures share it."""
+        return self.source is None and self.real_cell is None
+
     def reconstruct(self, codegen: PyCodegen) -> None:
-        """The cell itself (for a closure tuple): only the compiled frame's own cells."""
-        if not (isinstance(self.source, LocalSource) and self.source.is_cell):
-            unimplemented("rebuilding a closure cell made by an inlined function")
-        codegen.load_closure(self.source.local_name)
+        """The cell itself (for a closure tuple): the compiled frame's own cell, or a new
+        cell (one an inlined function made, as `make(n)`'s closure kept in a dict) built
+        with its final contents."""
+        if isinstance(self.source, LocalSource) and self.source.is_cell:
+            codegen.load_closure(self.source.local_name)
+            return
+        if not self.is_new_object():
+            unimplemented("rebuilding a closure cell of an outside function")
+        codegen.load_callable(types.CellType)
+        if self._contents is None:
+            codegen.call(0)
+            return
+        codegen(self._contents)
+        codegen.call(1)
 
 
 class PythonModuleVariable(VariableTracker):
