@@ -1039,3 +1039,19 @@ def size_argument_dims_turn_dynamic(x, s):
     the graph, as in Dynamo (the whole Size was guarded as a constant: each new Size
     compiled anew)."""
     return x.view(s) * 2
+
+
+@case(
+    tags=["recompiles", "dynamic-shapes", "fullgraph"],
+    calls=[Call(T(3), T(3)), Call(T(3), 2.0), Call(T(3), 3.0), Call(T(3), 4)],
+    options={"fullgraph": True},
+    expect=Expect(frames=3, graphs=3),
+)
+def number_where_a_tensor_was_is_dynamic_at_once(x, y):
+    """A float where the last compile saw a tensor is dynamic on its first compile (in
+    Dynamo's frame state a tensor's entry has a dynamic scalar), so `torch.is_tensor` of
+    it answers False from the symbol and the next float reuses the graph (it was a
+    constant and compiled again); an int then is another type, one more compile."""
+    if torch.is_tensor(y):
+        return x + y
+    return x * y

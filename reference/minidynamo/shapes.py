@@ -142,7 +142,11 @@ class FrameShapeState:
         self.ints: dict[str, int | None] = {}
 
     def merge_sizes(self, name: str, sizes: Sequence[int]) -> tuple[bool, ...]:
-        """Record the `sizes` of the tensor at `name`; per dim, whether it has varied."""
+        """Record the `sizes` of the tensor at `name`; per dim, whether it has varied.
+        A number seen at `name` before makes every dim vary (as in Dynamo's frame state,
+        where a scalar's entry has dynamic sizes)."""
+        if name in self.ints:
+            self.sizes[name] = None
         return _merge(self.sizes, name, tuple(sizes))
 
     def merge_strides(
@@ -157,16 +161,24 @@ class FrameShapeState:
             for i, stride in enumerate(strides)
         )
         seen = self.strides.get(name)
+        if name in self.ints:  # a number was seen there: every stride varies
+            self.strides[name] = (None,) * len(pattern)
+            return (True,) * len(pattern)
         if seen is None or len(seen) != len(pattern):  # first sight, or another rank
             self.strides[name] = pattern
             return (False,) * len(pattern)
         return _merge(self.strides, name, pattern)
 
     def merge_int(self, name: str, value: int | float) -> bool:
-        """Record the int (or float) `value` at `name`; whether it has varied."""
-        if self.ints.setdefault(name, value) != value:
+        """Record the int (or float) `value` at `name`; whether it has varied. After a
+        tensor at `name` it has (a tensor's entry has a dynamic scalar, in Dynamo)."""
+        if self.ints.setdefault(name, value) != value or name in self.sizes:
             self.ints[name] = None
         return self.ints[name] is None
+
+    def seen_other(self, name: str, value: int | float) -> bool:
+        """Whether `merge_int(name, value)` would find that the value has varied."""
+        return self.ints.get(name, value) != value or name in self.sizes
 
 
 # A stride that the next dim's size and stride explain (see `merge_strides`).
@@ -500,8 +512,7 @@ class ShapePolicy:
         """Whether `wrap_int` would make `value` a symbol now (records nothing)."""
         if isinstance(value, bool):
             return False
-        seen = self.frame_state.ints.get(source.name, value)
-        return self.dynamism.symbolic(seen != value)
+        return self.dynamism.symbolic(self.frame_state.seen_other(source.name, value))
 
     def wrap_int(self, value: int, source: Source) -> int | torch.SymInt:
         """Input `value` (read from `source`) as the trace sees it: the int itself (to be
@@ -522,8 +533,8 @@ class ShapePolicy:
 
     def is_symbolic_float(self, value: float, source: Source) -> bool:
         """Whether `wrap_float` would make `value` a symbol now (records nothing)."""
-        seen = self.frame_state.ints.get(source.name, value)
-        return _unspecialized(value) and self.dynamism.symbolic(seen != value)
+        varied = self.frame_state.seen_other(source.name, value)
+        return _unspecialized(value) and self.dynamism.symbolic(varied)
 
     def wrap_float(self, value: float, source: Source) -> float | torch.SymFloat:
         """Float input `value` (read from `source`) as the trace sees it: the float itself

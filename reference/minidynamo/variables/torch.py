@@ -198,9 +198,13 @@ class TorchInGraphFunctionVariable(VariableTracker):
     def _evaluate_on_examples(
         self, args: list[VariableTracker], kwargs: dict[str, VariableTracker]
     ) -> VariableTracker:
+        from minidynamo.variables.symnode import SymNodeVariable
+
         def example(vt: VariableTracker) -> Any:
             if isinstance(vt, TensorVariable):
                 return vt.example_value
+            if isinstance(vt, SymNodeVariable) and self.fn is torch.is_tensor:
+                return vt.example_value  # a number: `torch.is_tensor(f)` of a dynamic float
             return vt.as_python_constant()
 
         values = list(map(example, args))
