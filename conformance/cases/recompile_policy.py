@@ -1055,3 +1055,41 @@ def number_where_a_tensor_was_is_dynamic_at_once(x, y):
     if torch.is_tensor(y):
         return x + y
     return x * y
+
+
+class _Repeats:
+    n = 2
+    current: "_Repeats | None" = None  # the instance of this run's closure
+
+
+def _bump_repeats() -> None:
+    _Repeats.current.n += 1  # the first bump shadows the class's 2 on the instance
+
+
+def _closure_of_repeats():
+    cfg = _Repeats.current = _Repeats()
+
+    def repeat_by_config(x):
+        return x.repeat(cfg.n)
+
+    return repeat_by_config
+
+
+@case(
+    tags=["recompiles", "dynamic-shapes", "fullgraph"],
+    calls=[
+        Call(T(3)),
+        Call(T(3), before=_bump_repeats),
+        Call(T(3), before=_bump_repeats),
+        Call(T(3), before=_bump_repeats),
+    ],
+    options={"fullgraph": True},
+    expect=Expect(frames=3, graphs=3),
+    factory=True,
+)
+def class_default_then_instance_attribute_int():
+    """`cfg.n` read from the class (2), then from the instance (3, 4, 5): the class's
+    number is reached as ``type(cfg).n`` (Dynamo's type-dict source), a name of its own,
+    so the instance's 3 is a constant and only 4 turns dynamic, as in Dynamo (the one
+    name made 3 dynamic: a compile fewer)."""
+    return _closure_of_repeats()

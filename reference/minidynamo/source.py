@@ -124,6 +124,22 @@ class AttrSource(ChainedSource):
         codegen.load_attr(self.member)
 
 
+@dataclasses.dataclass(frozen=True)
+class TypeSource(ChainedSource):
+    """``type(base)``: the class of an object, where a plain class variable read through
+    an instance (``obj.n`` found on the class) is reached, as Dynamo's type-dict source;
+    automatic dynamic then keeps its memory apart from an instance attribute's."""
+
+    @property
+    def _name_template(self) -> str:
+        return "type({0})"
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        codegen.load_builtin(type)
+        self.base.reconstruct(codegen)
+        codegen.call(1)
+
+
 def from_numpy(value: Any) -> Any:
     """The tensor of an ndarray (sharing its memory) or of a NumPy scalar (0-dim); any
     other value as it is, for a guard to refuse (as Dynamo's ``___from_numpy``)."""

@@ -24,7 +24,7 @@ from minidynamo import trace_rules
 from minidynamo.bytecode import create_dup_top, create_instruction, create_swap
 from minidynamo.exc import ObservedException, unimplemented
 from minidynamo.side_effects import DELETED
-from minidynamo.source import AttrSource
+from minidynamo.source import AttrSource, TypeSource
 from minidynamo.trace_rules import is_namedtuple
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.class_lookup import (
@@ -448,6 +448,10 @@ class UserDefinedObjectVariable(VariableTracker):
             except AttributeError:
                 return self.missing_attribute(tx, name, object_lookup)
             return VariableBuilder(tx, source)(value)
+        if type(attr) in (int, float) and class_source is None and source is not None:
+            # A number on the class (a default an instance may later shadow): read as
+            # ``type(obj).n``, a name of its own for automatic dynamic.
+            source = AttrSource(TypeSource(self.source), name)
         return wrap_class_attribute(tx, self, attr, source)
 
     def known_getattr(self) -> object:
