@@ -878,3 +878,18 @@ def break_inside_comprehension_over_a_dict_runs_the_frame_eagerly(d):
     y = d["a"] + 1
     values = {k: v.item() for k, v in d.items()}
     return y * values["b"]
+
+
+@case(
+    tags=["graph-breaks", "loops", "context-managers"],
+    calls=[Call(T(2, requires_grad=True))],
+    expect=Expect(frames=2, graphs=2),
+)
+def break_inside_comprehension_in_no_grad_block(x):
+    """The comprehension that breaks is inside ``torch.no_grad()``: it runs in CPython
+    with the block entered again around it (its own cleanup handler inside the block
+    too), and the continuation resumes inside the block."""
+    with torch.no_grad():
+        y = x * 2
+        r = [y * i + (print("", end="") or 0) for i in range(2)]
+    return y + r[1], r[1].requires_grad

@@ -111,20 +111,22 @@ def at(instructions: list[Instruction], start: int) -> Comprehension | None:
     restored = {inst.argval for inst in body if inst.opname == "LOAD_FAST_AND_CLEAR"}
     if written - restored - {result} or any(inst.opname in _CELLS for inst in body):
         return None
-    handlers = _cleanup_handlers(instructions, body)
+    outer = instructions[start - 1].exn_tab_entry  # the with block around it, if any
+    handlers = _cleanup_handlers(instructions, body, outer.target if outer else None)
     if handlers is None:
         return None
     return Comprehension(start, end, result, handlers)
 
 
 def _cleanup_handlers(
-    instructions: list[Instruction], body: list[Instruction]
+    instructions: list[Instruction], body: list[Instruction], outer: Instruction | None
 ) -> tuple[tuple[int, int], ...] | None:
     """The (first, last) instructions of the handlers that `body` (and those handlers)
-    jump to on an exception, if all are cleanups: they restore locals and re-raise."""
+    jump to on an exception, but the `outer` one around the comprehension, if all are
+    cleanups: they restore locals and re-raise."""
     index_of = {id(inst): i for i, inst in enumerate(instructions)}
     found: dict[int, int] = {}
-    pending = [inst for inst in body if inst.exn_tab_entry is not None]
+    pending = [inst for inst in body if _handled(inst, outer)]
     while pending:
         first = index_of[id(pending.pop().exn_tab_entry.target)]
         if first in found:
@@ -135,7 +137,7 @@ def _cleanup_handlers(
         if instructions[last].opname != "RERAISE":
             return None
         found[first] = last
-        pending += [inst for inst in instructions[first : last + 1] if inst.exn_tab_entry]
+        pending += [inst for inst in instructions[first : last + 1] if _handled(inst, outer)]
     return tuple(sorted(found.items()))
 
 
@@ -152,6 +154,10 @@ def check_rebuilt(value: VariableTracker, iterated: bool) -> None:
         return
     if issubclass(kind, _ITERATORS + (_ITERABLES if iterated else ())):
         unimplemented(f"graph break with an iterator over a {kind.__name__} to rebuild")
+
+
+def _handled(inst: Instruction, outer: Instruction | None) -> bool:
+    return inst.exn_tab_entry is not None and inst.exn_tab_entry.target is not outer
 
 
 def rerun(

@@ -26,6 +26,7 @@ from minidynamo.bytecode import (
     create_build_tuple,
     create_call_function,
     create_instruction,
+    create_jump_absolute,
     create_load_closure,
     create_load_fast,
     create_load_global,
@@ -470,9 +471,7 @@ class InstructionTranslator(InstructionTranslatorBase):
             return
         comprehension = comprehension_break.around(self.instructions, index)
         if comprehension is not None:
-            if not self.in_try_block(comprehension.start) and not any(
-                isinstance(v, WithExitFunctionVariable) for v in self.stack
-            ):
+            if not self.in_try_block(comprehension.start) and self.can_reenter_blocks():
                 error.break_span = (comprehension.start, comprehension.end)
             return
         if not (inst.opname in _CALLS or is_branch):
@@ -481,12 +480,18 @@ class InstructionTranslator(InstructionTranslatorBase):
             return
         if self.in_try_block(index):
             return  # as Dynamo: a break inside a try block skips the frame
-        if any(isinstance(v, WithExitFunctionVariable) and not v.can_reenter() for v in self.stack):
-            return  # as Dynamo: a manager other than a grad mode cannot be entered again
+        if not self.can_reenter_blocks():
+            return
         first = index
         while self.instructions[first - 1].opname in _CALL_PREFIXES:
             first -= 1
         error.break_span = (first, index)
+
+    def can_reenter_blocks(self) -> bool:
+        """As Dynamo: a manager other than a grad mode cannot be entered again."""
+        return not any(
+            isinstance(v, WithExitFunctionVariable) and not v.can_reenter() for v in self.stack
+        )
 
     def has_backedge(self, index: int) -> bool:
         """A jump back to before `index` ahead of the next return: we are in a loop."""
@@ -552,6 +557,10 @@ class InstructionTranslator(InstructionTranslatorBase):
         handler: list[Instruction] = []
         if comprehension is not None:
             rerun, handler = comprehension_break.rerun(self.instructions, comprehension, len(kept))
+            if blocks:  # the blocks enclose its cleanup too; the normal path jumps over it
+                after = create_instruction("NOP")
+                rerun += [*create_jump_absolute(after), *handler, after]
+                handler = []
         else:
             rerun = [i for index in range(first, last + 1)
                      for i in create_rerun(self.instructions[index])]  # fmt: skip

@@ -317,7 +317,8 @@ def _protect(
 ) -> None:
     entry = ExceptionTableEntry(instructions[0], instructions[-1], handler, depth, lasti)
     for inst in instructions:
-        inst.exn_tab_entry = entry
+        if inst.exn_tab_entry is None:  # an inner handler's own range keeps its handler
+            inst.exn_tab_entry = entry
 
 
 def without_method_calls(instructions: list[Instruction]) -> None:
@@ -333,7 +334,8 @@ def without_method_calls(instructions: list[Instruction]) -> None:
 
 def clone_instructions(instructions: list[Instruction]) -> list[Instruction]:
     """Copies of `instructions` whose jumps and exception entries point to the copies
-    (a resume function runs a copy of the original code)."""
+    (a resume function runs a copy of the original code). An entry whose handler is not
+    among them is dropped: the caller puts the copies in a block of its own."""
     copies = [dataclasses.replace(inst, offset=None) for inst in instructions]
     copy_of = {id(old): new for old, new in zip(instructions, copies, strict=True)}
     entries: dict[int, ExceptionTableEntry] = {}
@@ -341,7 +343,9 @@ def clone_instructions(instructions: list[Instruction]) -> list[Instruction]:
         if new.target is not None:
             new.target = copy_of[id(new.target)]
         entry = new.exn_tab_entry
-        if entry is not None:
+        if entry is not None and id(entry.target) not in copy_of:
+            new.exn_tab_entry = None
+        elif entry is not None:
             if id(entry) not in entries:
                 entries[id(entry)] = dataclasses.replace(
                     entry,
