@@ -798,3 +798,43 @@ def hasattr_finds_what_instances_have(x):
         hasattr(PlainPair(x), "__dict__"),
     )
     return pair.a * pair.b * PLAIN_PAIR.a, facts, dict_read
+
+
+class Accumulator:
+    """A value with `+`, and `+=` that changes the object itself."""
+
+    def __init__(self, t):
+        self.t = t
+
+    def __add__(self, other):
+        return Accumulator(self.t + other.t)
+
+    def __iadd__(self, other):
+        self.t = self.t + other.t
+        return self
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul", "add"))
+def user_inplace_operator_keeps_identity(x):
+    """``acc += other`` on an object whose class defines ``__iadd__`` calls it (not
+    ``__add__``): the name keeps the same object, so another name bound to it sees the
+    change and `is` holds."""
+    acc = Accumulator(x)
+    alias = acc
+    acc += Accumulator(x * 2)
+    return alias.t, alias is acc
+
+
+class Record:
+    """A plain object, its attributes set at run time."""
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def instance_dict_keys_equal_a_set(x):
+    """``vars(obj).keys()`` is set-like: `==` with a set (either side) compares the
+    names, as for a dict's keys view."""
+    rec = Record()
+    object.__setattr__(rec, "v", x)
+    rec.w = 2
+    names = vars(rec).keys()
+    return rec.v * rec.w, names == {"v", "w"}, {"v"} != names, names == {"w", "v"}

@@ -611,3 +611,24 @@ def itertools_batched_groups(x):
     shorter, traced through its polyfill."""
     parts = [x * 1, x * 2, x * 3]
     return [torch.stack(batch) for batch in itertools.batched(parts, 2)]
+
+
+def _window():
+    return collections.deque([1.0, 2.0], maxlen=3)
+
+
+@case(
+    tags=TAGS,
+    calls=[Call(T(3), Make(_window)), Call(T(3), Make(_window))],
+    options=FULLGRAPH,
+    expect=one_graph("add", "mul"),
+)
+def deque_argument_indexed_and_appended(x, window):
+    """A deque given to the frame is traced as its items (its length and `maxlen`
+    guarded): indexing reads an item, and `append`/`popleft` change it, replayed on the
+    caller's deque (`clear` and `extend`) after the graph."""
+    y = x + window[0]
+    window.append(len(window))
+    first = window.popleft()
+    return y * first, window[-1], len(window)
+

@@ -433,3 +433,20 @@ def simple_namespace_getattr_with_default(x, ns):
     generic one, so a missing attribute is the default, guarded as absent
     (``not hasattr(L['ns'], 'b')``); given ``b`` the next call compiles again."""
     return x + getattr(ns, "a", 0) + getattr(ns, "b", 10)
+
+
+class _Palette(enum.Enum):
+    RED = 1
+    GREEN = 2
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul", "add", "add"))
+def enum_members_mapping_proxy(x):
+    """``Enum.__members__`` is a `types.MappingProxyType` of the class's member map,
+    made by the metaclass's property: a read-only view of that dict, whose names,
+    members and length are constants."""
+    members = _Palette.__members__
+    y = x * len(members)
+    for _, member in members.items():
+        y = y + member.value
+    return y, list(members), "RED" in members, members["GREEN"] is _Palette.GREEN

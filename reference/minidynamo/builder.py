@@ -39,7 +39,7 @@ from minidynamo.source import (
 from minidynamo.trace_rules import Rule, is_namedtuple
 from minidynamo.variables.base import VariableTracker
 from minidynamo.variables.builtin import BUILTIN_HANDLERS, PURE_BUILTINS, BuiltinVariable
-from minidynamo.variables.collections_types import OrderedDictVariable
+from minidynamo.variables.collections_types import DequeVariable, OrderedDictVariable
 from minidynamo.variables.constant import (
     TYPING_FORMS,
     ConstantVariable,
@@ -367,6 +367,19 @@ class VariableBuilder:
         ]
         cls = TupleVariable if type(value) is tuple else ListVariable
         return cls(items, source=self.source)
+
+    def wrap_deque(self, value: collections.deque) -> VariableTracker:
+        """A deque given to the frame: its items, each read by index, and its `maxlen`
+        (fixed for the object) guarded with its length; changes replay on it."""
+        if type(value) is not collections.deque:
+            return self.wrap_object(value)
+        if self.guards is not None:
+            self.guards.add_length(self.source, value)
+            self.guards.add_constant_match(AttrSource(self.source, "maxlen"), value.maxlen)
+        items = [
+            self.child(lambda s, i=i: GetItemSource(s, i))(item) for i, item in enumerate(value)
+        ]
+        return DequeVariable(items, maxlen=value.maxlen, source=self.source)
 
     def wrap_tuple_iterator(self, value: Any) -> VariableTracker:
         """``iter(t)``: its items left, each read without taking it."""
@@ -715,7 +728,7 @@ def _dict_value_source(base: Source, key: object, index: int) -> Source:
 
 
 _TUPLE_ITERATOR = type(iter(()))
-_MUTABLE_TYPES = (list, dict, collections.OrderedDict, set, _TUPLE_ITERATOR)
+_MUTABLE_TYPES = (list, dict, collections.OrderedDict, set, collections.deque, _TUPLE_ITERATOR)
 
 # First match wins: order matters where classes overlap (Parameter is a Tensor,
 # torch.Size is a tuple).
@@ -726,6 +739,7 @@ _WRAPPERS: list[
     (np.ndarray, VariableBuilder.wrap_ndarray),
     (torch.Size, VariableBuilder.wrap_size),
     ((tuple, list), VariableBuilder.wrap_sequence),
+    (collections.deque, VariableBuilder.wrap_deque),
     (_TUPLE_ITERATOR, VariableBuilder.wrap_tuple_iterator),
     ((dict, types.MappingProxyType), VariableBuilder.wrap_dict),
     ((set, frozenset), VariableBuilder.wrap_set),

@@ -13,6 +13,7 @@ attributes (kept here too, so that the trace reads them back).
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
 import types
@@ -227,7 +228,8 @@ class SideEffects:
             replay.apply(*replay.operands)
 
     def _replay_contents(self, codegen: PyCodegen, vt: VariableTracker, _: object) -> Replay:
-        """``l[:] = [...]`` for a list; ``d.clear(); d.update({...})`` for a dict or set."""
+        """``l[:] = [...]`` for a list; ``d.clear(); d.update({...})`` for a dict or set;
+        ``d.clear(); d.extend(deque(...))`` for a deque."""
         source = vt.source
 
         def replace_items(contents: Emit, target: Emit) -> None:
@@ -241,7 +243,8 @@ class SideEffects:
         def clear_and_update(contents: Emit, target: Emit) -> None:
             saved = _saved(codegen, contents)  # built before `clear` empties the target
             owner = getattr(vt, "replay_class", None)
-            for method, args in (("clear", []), ("update", [saved])):
+            refill = "extend" if vt.python_type() is collections.deque else "update"
+            for method, args in (("clear", []), (refill, [saved])):
                 if owner is None:
                     _call_discarding(codegen, target, method, args)
                 else:  # ``dict.update(counter, {...})``: past the class's own method

@@ -322,6 +322,23 @@ class MappingProxyVariable(ConstDictVariable):
 
     _CHANGING = frozenset({"setitem", "delitem", "pop", "setdefault", "update", "clear"})
 
+    @classmethod
+    def view_of(cls, mapping: ConstDictVariable) -> MappingProxyVariable:
+        """``types.MappingProxyType(d)`` made by the traced code: a live view, so a
+        later change of `d` in the trace is read through it, as in CPython."""
+        proxy = cls({})
+        proxy._target = mapping
+        return proxy
+
+    @property
+    def _items(self) -> dict[Any, VariableTracker | LazyItem]:  # type: ignore[override]
+        target = self.__dict__.get("_target")
+        return self.__dict__["_own"] if target is None else target._items
+
+    @_items.setter
+    def _items(self, items: dict[Any, VariableTracker | LazyItem]) -> None:
+        self.__dict__["_own"] = items
+
     def python_type(self) -> type:
         return types.MappingProxyType
 

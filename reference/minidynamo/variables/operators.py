@@ -294,9 +294,16 @@ def call_container_operator(
         return call_user_operator(tx, fn, args)
     if fn is operator.mul and isinstance(rest[0], BaseListVariable):
         return rest[0].call_method(tx, "__mul__", [left], {})
+    if fn in INPLACE_TO_PLAIN and isinstance(left, UserDefinedObjectVariable):
+        result = call_user_inplace(tx, fn, left, rest[0])
+        if result is not None:
+            return result
     if fn in INPLACE_TO_PLAIN and not isinstance(left, ListVariable):
         # `t += (1,)` on an immutable value means `t = t + (1,)`.
         return call_operator(tx, INPLACE_TO_PLAIN[fn], args)
+    if fn in (operator.eq, operator.ne) and _set_like(left) and _set_like(rest[0]):
+        equal = _as_set(tx, left) == _as_set(tx, rest[0])  # `vars(o).keys() == {"a"}`
+        return ConstantVariable(equal if fn is operator.eq else not equal)
     if fn in (operator.eq, operator.ne) and not _comparable_types(left, rest[0]):
         return ConstantVariable(fn is operator.ne)
     if fn in (operator.eq, operator.ne) and isinstance(left, BaseListVariable):
@@ -315,6 +322,22 @@ def call_container_operator(
     if fn not in CONTAINER_METHODS:
         unimplemented(f"operator.{fn.__name__} on {', '.join(map(repr, args))}")
     return left.call_method(tx, CONTAINER_METHODS[fn], rest, {})
+
+
+_SET_LIKE_TYPES = (set, frozenset, type({}.keys()), type({}.items()))
+
+
+def _set_like(vt: VariableTracker) -> bool:
+    """A set, or a keys or items view: `==` between any two compares their elements."""
+    return issubclass(vt.python_type(), _SET_LIKE_TYPES)
+
+
+def _as_set(tx: InstructionTranslatorBase, vt: VariableTracker) -> frozenset:
+    """The elements of a set-like value, as constants (else the graph breaks)."""
+    try:
+        return frozenset(item.as_python_constant() for item in vt.unpack_var_sequence(tx))
+    except (NotConstant, TypeError):
+        unimplemented(f"`==` on {vt!r}: elements that are not constants")
 
 
 def _comparable_types(left: VariableTracker, right: VariableTracker) -> bool:
@@ -340,6 +363,22 @@ REFLECTED_DUNDERS = {
     operator.truediv: "__rtruediv__", operator.floordiv: "__rfloordiv__",
     operator.mod: "__rmod__", operator.matmul: "__rmatmul__", operator.pow: "__rpow__",
 }  # fmt: skip
+
+
+def call_user_inplace(
+    tx: InstructionTranslatorBase, fn: Callable, left: VariableTracker, right: VariableTracker
+) -> VariableTracker | None:
+    """``obj += other`` on a user object whose class defines ``__iadd__``: its result
+    (usually the object itself); None where it has none or it returns NotImplemented,
+    and Python falls back to ``obj = obj + other``."""
+    name = f"__i{INPLACE_TO_PLAIN[fn].__name__.rstrip('_')}__"
+    method = inspect.getattr_static(type(left.value), name, None)  # type: ignore[attr-defined]
+    if not isinstance(method, types.FunctionType):
+        return None
+    result = left.call_method(tx, name, [right], {})
+    if result.is_python_constant() and result.as_python_constant() is NotImplemented:
+        return None
+    return result
 
 
 def call_user_operator(

@@ -190,6 +190,10 @@ class UserDefinedClassVariable(VariableTracker):
             from minidynamo.variables.builtin import fold_builtin
 
             return fold_builtin(cls, args, kwargs)
+        if cls is types.MappingProxyType and len(args) == 1 and not kwargs:
+            proxy = mapping_proxy_of(args[0])
+            if proxy is not None:
+                return proxy
         if has_plain_constructor(cls) and not kwargs:
             return ExceptionVariable(cls, args, self.source)
         if has_own_init(cls) and not kwargs:
@@ -640,3 +644,13 @@ class UserDefinedObjectVariable(VariableTracker):
 
     def unpack_var_sequence(self, tx: InstructionTranslatorBase) -> list[VariableTracker]:
         return self.method_iter(tx).unpack_var_sequence(tx)
+
+
+def mapping_proxy_of(mapping: VariableTracker) -> VariableTracker | None:
+    """``types.MappingProxyType(d)`` of a dict the trace models (an Enum class's
+    ``__members__`` is one, of its member map): a read-only view of it."""
+    from minidynamo.variables.dicts import ConstDictVariable, MappingProxyVariable
+
+    if type(mapping) is ConstDictVariable or isinstance(mapping, MappingProxyVariable):
+        return MappingProxyVariable.view_of(mapping)
+    return None
