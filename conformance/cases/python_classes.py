@@ -838,3 +838,32 @@ def instance_dict_keys_equal_a_set(x):
     rec.w = 2
     names = vars(rec).keys()
     return rec.v * rec.w, names == {"v", "w"}, {"v"} != names, names == {"w", "v"}
+
+
+class BitSet:
+    """Flags with the bitwise operators: `&`, `|`, `<<`, and `^` from the right."""
+
+    def __init__(self, bits):
+        self.bits = bits
+
+    def __and__(self, other):
+        return BitSet(self.bits & other.bits)
+
+    def __or__(self, other):
+        return BitSet(self.bits | other.bits)
+
+    def __rxor__(self, other):
+        return BitSet(other ^ self.bits)
+
+    def __lshift__(self, n):
+        return BitSet(self.bits << n)
+
+
+@case(tags=TAGS, calls=[Call(T(3))], options=FULLGRAPH, expect=one_graph("mul"))
+def user_bitwise_operators(x):
+    """``a & b``, ``a | b``, ``a << n`` on user objects call their class's dunder
+    methods, and ``1 ^ a`` the right operand's ``__rxor__`` (as `collections.Counter`'s
+    ``&`` and ``|``): inlined, so the flags are constants."""
+    flags = (BitSet(6) & BitSet(3)) | BitSet(8)
+    flipped = 1 ^ flags
+    return x * (flags << 1).bits, flipped.bits

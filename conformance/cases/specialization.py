@@ -139,3 +139,21 @@ def round_of_dynamic_int_with_ndigits(x, n):
     """``round(n, -1)`` of an int that turned dynamic is folded and guarded: a SymInt's
     ``__round__`` ignores ``ndigits`` (Dynamo 2.14 traces it, and returns ``n``)."""
     return x * round(n, -1)
+
+
+_SHAPE_IDS: dict = {}
+
+
+@case(
+    tags=["builtins", "dynamic-shapes", "recompiles", "side-effects"],
+    calls=[Call(T(3)), Call(T(3)), Call(T(4))],
+    expect=Expect(frames=3, graphs=3),
+)
+def shape_tuple_as_dict_key(x):
+    """``tuple(x.shape)`` as a key of a global cache dict: once the size turned dynamic
+    (the third call), hashing the key specializes each symbolic size to its value, with
+    a guard, as Dynamo does, instead of breaking the graph."""
+    key = tuple(x.shape)
+    if key not in _SHAPE_IDS:
+        _SHAPE_IDS[key] = len(_SHAPE_IDS) + 1
+    return x * _SHAPE_IDS[key]

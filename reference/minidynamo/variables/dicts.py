@@ -88,7 +88,12 @@ def constant_key(key: VariableTracker) -> Any:
         return ObjectIdKey(key)
     if isinstance(key, UserDefinedObjectVariable):
         return UserObjectKey(key, key.hash_value(current_tx()))
-    value = specialize(key)  # a symbolic int key is hashed by its value, guarded as Dynamo's
+    # A symbolic int key is hashed by its value, guarded as Dynamo's; so are those in a
+    # plain tuple key (`tuple(x.shape)` of a dynamic tensor).
+    if type(key) is TupleVariable and not key.is_python_constant():
+        value = tuple(specialize(item) for item in key.items)
+    else:
+        value = specialize(key)
     try:
         hash(value)
     except TypeError:

@@ -356,12 +356,16 @@ USER_OPERATOR_DUNDERS = {
     operator.add: "__add__", operator.sub: "__sub__", operator.mul: "__mul__",
     operator.truediv: "__truediv__", operator.floordiv: "__floordiv__",
     operator.mod: "__mod__", operator.matmul: "__matmul__", operator.pow: "__pow__",
+    operator.and_: "__and__", operator.or_: "__or__", operator.xor: "__xor__",
+    operator.lshift: "__lshift__", operator.rshift: "__rshift__",
 }  # fmt: skip
 REFLECTED_DUNDERS = {
     operator.lt: "__gt__", operator.le: "__ge__", operator.gt: "__lt__", operator.ge: "__le__",
     operator.add: "__radd__", operator.sub: "__rsub__", operator.mul: "__rmul__",
     operator.truediv: "__rtruediv__", operator.floordiv: "__rfloordiv__",
     operator.mod: "__rmod__", operator.matmul: "__rmatmul__", operator.pow: "__rpow__",
+    operator.and_: "__rand__", operator.or_: "__ror__", operator.xor: "__rxor__",
+    operator.lshift: "__rlshift__", operator.rshift: "__rrshift__",
 }  # fmt: skip
 
 
