@@ -450,3 +450,16 @@ def enum_members_mapping_proxy(x):
     for _, member in members.items():
         y = y + member.value
     return y, list(members), "RED" in members, members["GREEN"] is _Palette.GREEN
+
+
+@case(tags=TAGS, calls=[Call(T(3)), Call(T(3))], options=FULLGRAPH, expect=one_graph("add", "mul"))
+def seeded_random_generator_inside(x):
+    """``random.Random(seed)`` made in the function: its draws (``random``, ``randint``,
+    ``uniform``, ``shuffle``) depend only on the seed, so every call sees the same values,
+    in eager and compiled alike; the global generator is not touched."""
+    import random
+
+    rng = random.Random(1)
+    scales = [1, 2, 3]
+    rng.shuffle(scales)
+    return x + rng.random(), x * scales[0], rng.randint(0, 10), rng.uniform(1, 2), scales

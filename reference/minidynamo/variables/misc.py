@@ -1,9 +1,10 @@
 """Small VariableTrackers: the NULL of the call protocol, bound attributes, closure
-cells, Python modules, `os.environ` and weak references."""
+cells, Python modules, `os.environ`, weak references and seeded `random.Random`s."""
 
 from __future__ import annotations
 
 import inspect
+import random
 import types
 from typing import TYPE_CHECKING, Any
 
@@ -387,3 +388,92 @@ class WeakRefClassVariable(VariableTracker):
         if callback is not None and callback.is_python_constant():
             callback = None if callback.as_python_constant() is None else callback
         return WeakRefVariable(args[0], callback)
+
+
+def _random_from_state(state: tuple) -> random.Random:
+    """A `random.Random` in the given state: a generator the trace made, rebuilt."""
+    generator = random.Random()
+    generator.setstate(state)
+    return generator
+
+
+class RandomVariable(VariableTracker):
+    """``random.Random(seed)`` made by the traced code with a constant seed: its draws
+    depend only on that seed, so they are drawn while tracing, from a generator kept
+    here in step with the program's, and are constants of the trace (the same values
+    each call, as eager gives; Dynamo draws them before the graph from the state it
+    saved while tracing, which gives the same values as graph inputs). Where the object
+    outlives the frame it is rebuilt in its final state."""
+
+    def __init__(self, generator: random.Random) -> None:
+        super().__init__()
+        self.generator = generator
+
+    def __repr__(self) -> str:
+        return "RandomVariable()"
+
+    def python_type(self) -> type:
+        return random.Random
+
+    def is_new_object(self) -> bool:
+        return True
+
+    def reconstruct(self, codegen: PyCodegen) -> None:
+        codegen.load_installed("___random_from_state", _random_from_state, push_null=True)
+        codegen.load_const(self.generator.getstate())
+        codegen.call(1)
+
+    def _draw(self, name: str, args: list[VariableTracker]) -> VariableTracker:
+        from minidynamo.variables.constant import ConstantVariable
+        from minidynamo.variables.symnode import specialize
+
+        values = [specialize(arg) for arg in args]
+        return ConstantVariable(getattr(self.generator, name)(*values))
+
+    def method_random(self, tx: InstructionTranslatorBase) -> VariableTracker:
+        return self._draw("random", [])
+
+    def method_randint(
+        self, tx: InstructionTranslatorBase, a: VariableTracker, b: VariableTracker
+    ) -> VariableTracker:
+        return self._draw("randint", [a, b])
+
+    def method_randrange(
+        self, tx: InstructionTranslatorBase, *args: VariableTracker
+    ) -> VariableTracker:
+        return self._draw("randrange", list(args))
+
+    def method_uniform(
+        self, tx: InstructionTranslatorBase, a: VariableTracker, b: VariableTracker
+    ) -> VariableTracker:
+        return self._draw("uniform", [a, b])
+
+    def method_gauss(
+        self, tx: InstructionTranslatorBase, *args: VariableTracker
+    ) -> VariableTracker:
+        return self._draw("gauss", list(args))
+
+    def method_seed(self, tx: InstructionTranslatorBase, seed: VariableTracker) -> VariableTracker:
+        return self._draw("seed", [seed])
+
+    def method_choice(self, tx: InstructionTranslatorBase, seq: VariableTracker) -> VariableTracker:
+        """``seq[r._randbelow(len(seq))]``, as CPython's `choice`: the item's tracker."""
+        items = seq.unpack_var_sequence(tx)
+        if not items:
+            unimplemented("random.Random.choice of an empty sequence")
+        return items[self.generator._randbelow(len(items))]
+
+    def method_shuffle(
+        self, tx: InstructionTranslatorBase, seq: VariableTracker
+    ) -> VariableTracker:
+        """A list shuffled in place: the permutation depends only on its length."""
+        from minidynamo.variables.constant import ConstantVariable
+        from minidynamo.variables.lists import ListVariable, check_mutable
+
+        if type(seq) is not ListVariable:
+            unimplemented(f"random.Random.shuffle of {seq!r}")
+        order = list(range(len(seq.items)))
+        self.generator.shuffle(order)
+        check_mutable(tx, seq)
+        seq.items[:] = [seq.items[i] for i in order]
+        return ConstantVariable(None)

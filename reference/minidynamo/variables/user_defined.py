@@ -14,6 +14,7 @@ import abc
 import enum
 import inspect
 import operator
+import random
 import sys
 import types
 from typing import TYPE_CHECKING, Any
@@ -190,6 +191,10 @@ class UserDefinedClassVariable(VariableTracker):
             from minidynamo.variables.builtin import fold_builtin
 
             return fold_builtin(cls, args, kwargs)
+        if cls is random.Random and not kwargs and len(args) == 1 and args[0].is_python_constant():
+            from minidynamo.variables.misc import RandomVariable
+
+            return RandomVariable(random.Random(args[0].as_python_constant()))
         if cls is types.MappingProxyType and len(args) == 1 and not kwargs:
             proxy = mapping_proxy_of(args[0])
             if proxy is not None:
