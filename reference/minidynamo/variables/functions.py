@@ -433,7 +433,10 @@ class NestedUserFunctionVariable(BaseUserFunctionVariable):
 
     def reconstruct(self, codegen: PyCodegen) -> None:
         """MAKE_FUNCTION again, over the same cells (annotations are not kept), then the
-        attributes the trace set on it; under `functools.wraps`, wrapped again."""
+        attributes the trace set on it; under `functools.wraps`, wrapped again. Only a
+        function of the frame's own module: MAKE_FUNCTION gives it the frame's globals."""
+        if self.f_globals is not codegen.output.root_globals:
+            unimplemented(f"rebuilding {self.qualname}, a function made in another module")
         if self.wrapped_by is not None:
             from minidynamo import external_utils
 
