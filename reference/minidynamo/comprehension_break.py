@@ -18,6 +18,8 @@ The shape, 3.12 and 3.13 alike (3.13 adds a POP_TOP after END_FOR)::
     FOR_ITER ... END_FOR [POP_TOP]      (the loop, maybe nested loops)
     [SWAP n] STORE_FAST ...             <- end: the result stored (no SWAP) or left on
                                            the stack (SWAP), the variables restored
+    [POP_TOP]                              a result nothing uses, popped (3.13: before
+                                           the STORE_FASTs), is part of the span
 """
 
 from __future__ import annotations
@@ -49,7 +51,8 @@ _ITERABLES = (dict, set, frozenset, type({}.keys()), type({}.values()), type({}.
 class Comprehension:
     start: int  # its GET_ITER
     end: int  # its last STORE_FAST
-    result: str | None  # the local it is stored in, or None: the result stays on the stack
+    result: str | None  # the local it is stored in, or None (on the stack, or discarded)
+    pushes: bool  # the result stays on the stack
     handlers: tuple[tuple[int, int], ...]  # first and last instruction of each cleanup
 
 
@@ -88,12 +91,13 @@ def at(instructions: list[Instruction], start: int) -> Comprehension | None:
     else:
         return None
     i = loop_end + 1
-    if instructions[i].opname == "POP_TOP":
+    if instructions[i].opname == "POP_TOP":  # 3.13: END_FOR leaves the iterator
         i += 1
+    discarded = instructions[i].opname == "POP_TOP"  # 3.13: a result nothing uses
     on_stack = instructions[i].opname == "SWAP"
-    i += on_stack
+    i += on_stack or discarded
     stores: list[str] = []
-    while len(stores) < len(cleared) + (not on_stack):
+    while len(stores) < len(cleared) + (not on_stack and not discarded):
         inst = instructions[i]
         if inst.opname == "STORE_FAST":
             stores.append(inst.argval)
@@ -102,9 +106,12 @@ def at(instructions: list[Instruction], start: int) -> Comprehension | None:
         else:
             return None
         i += 1
+    if on_stack and instructions[i].opname == "POP_TOP":  # 3.12: a result nothing uses
+        on_stack = False
+        i += 1
     end = i - 1
-    result = None if on_stack else stores[0]
-    if sorted(stores[not on_stack :]) != sorted(cleared):
+    result = stores[0] if len(stores) > len(cleared) else None
+    if sorted(stores[result is not None :]) != sorted(cleared):
         return None
     body = instructions[start : end + 1]
     written = {name for inst in body for name in stored_locals(inst)}
@@ -115,7 +122,7 @@ def at(instructions: list[Instruction], start: int) -> Comprehension | None:
     handlers = _cleanup_handlers(instructions, body, outer.target if outer else None)
     if handlers is None:
         return None
-    return Comprehension(start, end, result, handlers)
+    return Comprehension(start, end, result, on_stack, handlers)
 
 
 def _cleanup_handlers(

@@ -511,7 +511,7 @@ class InstructionTranslator(InstructionTranslatorBase):
         targets = [last + 1]
         comprehension = comprehension_break.at(self.instructions, first)
         if comprehension is not None:  # it reads the iterable, stores or pushes its result
-            results = int(comprehension.result is None)
+            results = int(comprehension.pushes)
             kept = self.stack[:-1]
         else:
             results = 0 if inst.target is not None else 1  # a branch pushes nothing, a call one
